@@ -1,0 +1,53 @@
+# sage-flags: the project's workflow. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+ARGS ?= --quality-locked --autonomous Ship dark mode
+export ARGS
+PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
+
+.PHONY: help run setup install generate check-generated format lint test test-python parity fuzz bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+
+$(VENV)/.tools: requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.tools pyproject.toml $(PYTHON_SOURCES)
+	$(PY) -m pip install --quiet --no-deps --editable .
+	touch $@
+
+setup: $(VENV)/.installed  ## create .venv with the dev tools and the package (editable)
+
+install: setup
+
+run: setup  ## parse ARGS (default: the README example) through the installed CLI
+	@$(BIN)/sage-flags parse "$$ARGS"
+
+generate: $(VENV)/.tools  ## regenerate every listing of the flag vocabulary from spec/flags.toml
+	$(PY) tools/generate.py
+
+check-generated: $(VENV)/.tools
+	$(PY) tools/generate.py --check
+
+format: $(VENV)/.tools  ## format the Python code
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+lint: $(VENV)/.tools  ## every linter, as CI runs them
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test-python: setup  ## unit tests and every vector through every layer's CLI
+	$(BIN)/pytest -n 2
+
+test: check-generated lint test-python  ## everything CI checks
+
+clean:  ## remove the venv and build output
+	rm -rf $(VENV) target build dist python/*.egg-info

@@ -1,0 +1,93 @@
+"""Every layer, as a workflow calls it: the real command line of each entry.
+
+A layer maps a subcommand ("parse", "batch", ...) to the argv prefix that runs
+it. Tests and the fuzzer iterate over ``available_layers()``; a layer whose
+code is not in the checkout yet is left out, never faked.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+SAGE_DIR = ROOT / "sage"
+FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
+PYTHON = sys.executable
+SAGE_FLAGS = str(Path(PYTHON).parent / "sage-flags")
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    commands: Dict[str, List[str]]
+    env: Dict[str, str] = field(default_factory=dict)
+    cwd: Optional[Path] = None
+
+    def argv(self, command: str, args: Sequence[bytes]) -> List[bytes]:
+        return [os.fsencode(a) for a in self.commands[command]] + list(args)
+
+    def run(
+        self,
+        command: str,
+        args: Sequence[bytes],
+        *,
+        stdin: bytes = b"",
+        env: Optional[Dict[str, str]] = None,
+        cwd: Optional[Path] = None,
+        timeout: float = 30,
+    ) -> subprocess.CompletedProcess:
+        full_env = dict(os.environ)
+        full_env.update(self.env)
+        full_env.update(env or {})
+        return subprocess.run(
+            self.argv(command, args),
+            input=stdin,
+            capture_output=True,
+            env=full_env,
+            cwd=cwd or self.cwd,
+            timeout=timeout,
+        )
+
+
+def _native_available() -> bool:
+    probe = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True)
+    return probe.returncode == 0
+
+
+def all_layers() -> List[Layer]:
+    pure = {"SAGE_FLAGS_BACKEND": "python"}
+    native = {"SAGE_FLAGS_BACKEND": "native"}
+    cli = {c: [SAGE_FLAGS, c] for c in ("parse", "batch")}
+    module = {c: [PYTHON, "-m", "sage_flags", c] for c in ("parse", "batch")}
+    layers = [
+        Layer("cli-pure", cli, pure),
+        Layer("module-pure", module, pure),
+        Layer("compat-pure", {"parse": [PYTHON, "-m", "core.flag_parser", "parse"]}, pure, SAGE_DIR),
+    ]
+    if _native_available():
+        layers += [
+            Layer("cli-native", cli, native),
+            Layer("module-native", module, native),
+            Layer("compat-native", {"parse": [PYTHON, "-m", "core.flag_parser", "parse"]}, native, SAGE_DIR),
+        ]
+    if (FLAG_PARSER_DIR / "parse.sh").exists():
+        bash = {"parse": ["bash", str(FLAG_PARSER_DIR / "parse.sh")]}
+        if (FLAG_PARSER_DIR / "batch.sh").exists():
+            bash["batch"] = ["bash", str(FLAG_PARSER_DIR / "batch.sh")]
+        layers.append(Layer("bash", bash))
+    return layers
+
+
+_LAYERS: Optional[List[Layer]] = None
+
+
+def available_layers(command: str = "parse") -> List[Layer]:
+    global _LAYERS
+    if _LAYERS is None:
+        _LAYERS = all_layers()
+    return [layer for layer in _LAYERS if command in layer.commands]

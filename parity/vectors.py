@@ -1,0 +1,145 @@
+"""Load the language-neutral vectors in parity/vectors/ and materialise them.
+
+The file format is documented in parity/README.md. Every byte field (argv
+items, config content, stdin) is either a JSON string (its UTF-8 bytes) or
+``{"hex": "..."}`` for bytes that are not UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple, Union
+
+VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
+CONFIG_PLACEHOLDER = b"{config}"
+
+
+def to_bytes(value: Union[str, Dict[str, str]]) -> bytes:
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return bytes.fromhex(value["hex"])
+
+
+def from_bytes(data: bytes) -> Union[str, Dict[str, str]]:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"hex": data.hex()}
+
+
+@dataclass(frozen=True)
+class Vector:
+    name: str
+    rules: Tuple[str, ...]
+    argv: Tuple[bytes, ...]
+    stdout: bytes
+    status: int
+    command: str = "parse"
+    config: Optional[dict] = None
+    env: Dict[str, str] = field(default_factory=dict)
+    stdin: bytes = b""
+    note: str = ""
+
+    def materialise(self, workdir: Path) -> List[bytes]:
+        """Create the config in ``workdir``; return argv with ``{config}`` replaced."""
+        path = make_config(self.config, workdir) if self.config else None
+        argv = []
+        for item in self.argv:
+            if CONFIG_PLACEHOLDER in item:
+                assert path is not None, f"{self.name}: {{config}} used without a config"
+                item = item.replace(CONFIG_PLACEHOLDER, os.fsencode(path))
+            argv.append(item)
+        return argv
+
+    def to_json(self) -> str:
+        data: dict = {"rules": list(self.rules)}
+        if self.note:
+            data["note"] = self.note
+        if self.command != "parse":
+            data["command"] = self.command
+        data["argv"] = [from_bytes(a) for a in self.argv]
+        if self.config:
+            data["config"] = self.config
+        if self.env:
+            data["env"] = self.env
+        if self.stdin or self.command == "batch":
+            data["stdin"] = from_bytes(self.stdin)
+        data["stdout"] = self.stdout.decode("utf-8")
+        data["status"] = self.status
+        return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
+
+
+def make_config(spec: dict, workdir: Path) -> Path:
+    """Create the config file (or non-file) a vector describes; return its path."""
+    kind = spec["type"]
+    path = workdir / "config.yaml"
+    content = to_bytes(spec.get("content", "")) * spec.get("repeat", 1) + to_bytes(spec.get("append", ""))
+    if kind == "file":
+        path.write_bytes(content)
+    elif kind == "missing":
+        pass
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dangling-symlink":
+        path.symlink_to(workdir / "no-such-target.yaml")
+    elif kind == "loop-symlink":
+        path.symlink_to(workdir / "loop.yaml")
+        (workdir / "loop.yaml").symlink_to(path)
+    elif kind == "symlink":
+        (workdir / "target.yaml").write_bytes(content)
+        path.symlink_to(workdir / "target.yaml")
+    elif kind == "symlink-to-fifo":
+        os.mkfifo(workdir / "target.fifo")
+        path.symlink_to(workdir / "target.fifo")
+    else:
+        raise ValueError(f"unknown config type {kind!r}")
+    return path
+
+
+def load(path: Path) -> Vector:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Vector(
+        name=path.stem,
+        rules=tuple(data["rules"]),
+        argv=tuple(to_bytes(a) for a in data["argv"]),
+        stdout=data["stdout"].encode("utf-8"),
+        status=data["status"],
+        command=data.get("command", "parse"),
+        config=data.get("config"),
+        env=data.get("env", {}),
+        stdin=to_bytes(data.get("stdin", "")),
+        note=data.get("note", ""),
+    )
+
+
+def load_all(command: Optional[str] = None) -> List[Vector]:
+    vectors = [load(p) for p in sorted(VECTOR_DIR.glob("*.json"))]
+    return [v for v in vectors if command is None or v.command == command]
+
+
+def split_argv(items: Tuple[bytes, ...]) -> Tuple[List[bytes], Optional[bytes]]:
+    """C1, written again here on purpose: the runner must not trust the code under test."""
+    operands: List[bytes] = []
+    config = None
+    i = 0
+    while i < len(items):
+        if items[i] == b"--":
+            operands += items[i + 1 :]
+            break
+        if items[i] == b"--config-path":
+            if i + 1 == len(items):
+                raise ValueError("C3")
+            config = items[i + 1]
+            i += 2
+            continue
+        if items[i].startswith(b"--config-path="):
+            config = items[i][len(b"--config-path=") :]
+        else:
+            operands.append(items[i])
+        i += 1
+    return operands, config

@@ -1,0 +1,8 @@
+"""The flag vocabulary: generated from spec/flags.toml by tools/generate.py (make generate); do not edit."""
+
+# (mode key, dashed flag name), in contract order.
+MODES = (
+    ("quality_locked", "quality-locked"),
+    ("autonomous", "autonomous"),
+)
+SUPPORTED_FLAGS = "--quality-locked, --autonomous"

@@ -1,0 +1,170 @@
+"""The ``sage-flags`` command line (also ``python -m sage_flags``).
+
+argv is handled as bytes (``os.fsencode`` undoes the interpreter's decoding
+exactly), stdout is written as bytes: neither the locale nor PYTHONIOENCODING
+can change a byte (C20). ``parse`` never goes near argparse: nothing in its
+argv is an option except ``--config-path`` and ``--`` (C1, C4).
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+USAGE = """\
+usage: sage-flags parse ARGUMENTS... [--config-path PATH]
+       sage-flags batch [--config-path PATH]  < NUL-terminated records
+       sage-flags --help | help | --version
+
+parse  Parse one ARGUMENTS string (several operands are joined with one space)
+       and print one JSON line: the modes, their sources, the goal or an error.
+       Exit status 0 clean, 1 error in the arguments (JSON still printed),
+       2 usage error. Nothing inside parse is ever taken as help.
+batch  The same for every NUL-terminated record on stdin, one line each,
+       flushed as it is written; the config is read once.
+
+The full contract: docs/SPEC.md.
+"""
+
+# Exit statuses (C19), plus one of our own for "this layer cannot run at all".
+OK, PARSE_ERROR, USAGE_ERROR, UNAVAILABLE = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A command line this layer refuses: status 2, one line on stderr."""
+
+
+def split_argv(items: "Sequence[bytes]") -> "Tuple[List[bytes], Optional[bytes]]":
+    """C1: the operands, and the config path (None when not given)."""
+    operands: List[bytes] = []
+    config_path = None
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if item == b"--":
+            operands.extend(items[i + 1 :])
+            break
+        if item == b"--config-path":
+            if i + 1 == len(items):  # C3
+                raise UsageError("--config-path needs a value")
+            config_path = items[i + 1]
+            i += 2
+            continue
+        if item.startswith(b"--config-path="):
+            config_path = item[len(b"--config-path=") :]
+        else:
+            operands.append(item)
+        i += 1
+    return operands, config_path
+
+
+def _backend() -> "Tuple[Callable, Callable]":
+    import sage_flags
+
+    return sage_flags.parse, sage_flags.load_defaults
+
+
+def _write(data: bytes) -> None:
+    out = sys.stdout.buffer
+    out.write(data)
+    out.flush()
+
+
+def run_parse(items: "Sequence[bytes]") -> int:
+    operands, config_path = split_argv(items)
+    parse, load_defaults = _backend()
+    defaults = load_defaults(config_path) if config_path else None  # C11
+    # C2 and C10: invalid UTF-8 becomes lone surrogates, which parse() reports as E4.
+    result = parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
+    _write(result.to_json().encode("utf-8") + b"\n")
+    return OK if result.error is None else PARSE_ERROR
+
+
+def run_batch(items: "Sequence[bytes]") -> int:
+    operands, config_path = split_argv(items)
+    if operands:
+        raise UsageError("batch takes no operands (records come on stdin)")
+    parse, load_defaults = _backend()
+    defaults = load_defaults(config_path) if config_path else None  # C22: read once
+    status = OK
+    partial: List[bytes] = []  # pieces of a record not yet terminated
+
+    def emit(records: "List[bytes]") -> None:
+        nonlocal status
+        lines = []
+        for record in records:
+            result = parse(record.decode("utf-8", "surrogateescape"), defaults)
+            if result.error is not None:
+                status = PARSE_ERROR
+            lines.append(result.to_json().encode("utf-8") + b"\n")
+        _write(b"".join(lines))
+
+    while True:
+        try:
+            chunk = os.read(0, 1 << 16)
+        except OSError:  # no stdin at all: no records
+            chunk = b""
+        if not chunk:
+            break
+        if b"\0" not in chunk:
+            partial.append(chunk)
+            continue
+        records = chunk.split(b"\0")
+        partial.append(records[0])
+        records[0] = b"".join(partial)
+        partial = [records.pop()]
+        emit(records)  # every complete record is answered before the next read
+    if partial and partial != [b""]:
+        emit([b"".join(partial)])  # a final unterminated record counts if non-empty
+    return status
+
+
+def _usage(_items: "Sequence[bytes]") -> int:
+    _write(USAGE.encode("utf-8"))
+    return OK
+
+
+def _version(_items: "Sequence[bytes]") -> int:
+    import sage_flags
+
+    _write(("sage-flags %s\n" % sage_flags.__version__).encode("utf-8"))
+    return OK
+
+
+# Subcommands: name -> "module:function", imported only when used (start-up).
+COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
+    b"parse": run_parse,
+    b"batch": run_batch,
+    b"help": _usage,
+    b"--help": _usage,
+    b"-h": _usage,
+    b"--version": _version,
+    b"-V": _version,
+}
+
+
+def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    items = [os.fsencode(arg) for arg in args]
+    try:
+        if not items:
+            raise UsageError("a subcommand is required")
+        command = COMMANDS.get(items[0])
+        if command is None:
+            raise UsageError("unknown subcommand %r" % os.fsdecode(items[0]))
+        if isinstance(command, str):
+            module_name, _, function_name = command.partition(":")
+            command = getattr(__import__(module_name, fromlist=[function_name]), function_name)
+        return command(items[1:])
+    except UsageError as error:
+        sys.stderr.write("sage-flags: %s (try 'sage-flags --help')\n" % error)
+        return USAGE_ERROR
+    except ImportError as error:
+        sys.stderr.write("sage-flags: cannot run: %s\n" % error)
+        return UNAVAILABLE
+    except BrokenPipeError:
+        # The reader went away; say nothing more (no traceback on stderr).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return PARSE_ERROR

@@ -1,0 +1,220 @@
+"""The pure-Python reference implementation of the flag-parser contract.
+
+One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
+(both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
+stays cheap. docs/SPEC.md is the rule book; the
+comments cite its rule numbers (C1..C22, E1..E4).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds of start-up; annotations only
+    from typing import Dict, Mapping, Optional, Tuple, Union
+
+    _PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None]
+
+__all__ = ["ParseResult", "load_defaults", "parse"]
+
+# C5: exactly these six characters are whitespace, nothing else.
+WHITESPACE = " \t\n\x0b\x0c\r"
+# Maps the five non-space whitespace characters to a space, so that one
+# str.find(" ") locates the end of a token (C7) in time linear in the token.
+_WS_TO_SPACE = {ord(c): " " for c in WHITESPACE[1:]}
+
+# token -> (mode key, value); "--quality-locked" -> ("quality_locked", True)
+_FLAG_TABLE: Dict[str, Tuple[str, bool]] = {}
+for _key, _name in MODES:
+    _FLAG_TABLE["--" + _name] = (_key, True)
+    _FLAG_TABLE["--no-" + _name] = (_key, False)
+_NAME_OF = dict(MODES)
+
+E1 = "Unknown flag '{token}'. Supported flags: " + SUPPORTED_FLAGS + "."
+E2 = "Flag '{flag}' takes no value (got '{token}')."
+E3 = "Conflicting flags for {key}: both --{name} and --no-{name} passed."
+E4 = "Arguments are not valid UTF-8."
+
+# C17: json.dumps(ensure_ascii=False) string escapes, without importing json.
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_JSON_ESCAPES = {i: "\\u%04x" % i for i in range(0x20)}
+_JSON_ESCAPES.update({ord(c): e for c, e in _SHORT_ESCAPES.items()})
+
+
+def _json_string(value: str) -> str:
+    return '"' + value.translate(_JSON_ESCAPES) + '"'
+
+
+def _json_value(value: Union[str, bool, None]) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return _json_string(value)
+
+
+class ParseResult:
+    """The outcome of one parse: modes, their sources, the goal, or an error.
+
+    Immutable. Fields follow C16: one ``<key>`` and one ``<key>_source`` per
+    mode, ``goal`` and ``error``.
+    """
+
+    __slots__ = ("_fields",)
+    _fields: Tuple[Tuple[str, Union[str, bool, None]], ...]
+
+    def __init__(
+        self,
+        modes: Mapping[str, bool],
+        sources: Mapping[str, Optional[str]],
+        goal: str = "",
+        error: Optional[str] = None,
+    ) -> None:
+        fields = [(key, bool(modes.get(key, False))) for key, _ in MODES]
+        fields.append(("goal", goal))
+        fields.append(("error", error))
+        fields.extend((key + "_source", sources.get(key)) for key, _ in MODES)
+        object.__setattr__(self, "_fields", tuple(fields))
+
+    def __getattr__(self, name: str) -> Union[str, bool, None]:
+        for key, value in object.__getattribute__(self, "_fields"):
+            if key == name:
+                return value
+        raise AttributeError(name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("ParseResult is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("ParseResult is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        to_dict = getattr(other, "to_dict", None)
+        if to_dict is None:
+            return NotImplemented
+        return self.to_dict() == to_dict()
+
+    def __hash__(self) -> int:
+        return hash(self._fields)
+
+    def __repr__(self) -> str:
+        inner = ", ".join("%s=%r" % kv for kv in self._fields)
+        return "ParseResult(%s)" % inner
+
+    @property
+    def ok(self) -> bool:
+        return self._fields[len(MODES) + 1][1] is None
+
+    def to_dict(self) -> Dict[str, Union[str, bool, None]]:
+        """The six (or more) fields, keys in C16 order."""
+        return dict(self._fields)
+
+    def to_json(self) -> str:
+        """The exact C16/C17 line, without the trailing newline."""
+        return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in self._fields) + "}"
+
+
+def _error(message: str) -> ParseResult:
+    # C18: on error every mode is false, every source null, the goal empty.
+    return ParseResult({}, {}, "", message)
+
+
+def parse(arguments: Optional[str], defaults: Optional[Mapping[str, bool]] = None) -> ParseResult:
+    """Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15)."""
+    if arguments is None:  # C10: None means the empty string
+        arguments = ""
+    try:
+        arguments.encode("utf-8")
+    except UnicodeEncodeError:  # C10: a lone surrogate is not text
+        return _error(E4)
+
+    text = arguments.strip(WHITESPACE)  # C6
+    # `scan` has every whitespace character as a space, same length as `text`.
+    scan = text.translate(_WS_TO_SPACE) if not text.isprintable() else text
+    length = len(text)
+    pos = 0
+    flags: Dict[str, bool] = {}
+    while scan.startswith("--", pos):  # C7
+        end = scan.find(" ", pos)
+        if end < 0:
+            end = length
+        token = text[pos:end]
+        pos = end
+        while pos < length and scan[pos] == " ":
+            pos += 1
+        if token == "--":
+            break
+        flag = _FLAG_TABLE.get(token)
+        if flag is None:
+            equals = token.find("=")
+            if equals >= 0 and token[:equals] in _FLAG_TABLE:
+                return _error(E2.format(flag=token[:equals], token=token))
+            return _error(E1.format(token=token))
+        key, value = flag
+        if flags.get(key, value) != value:  # C7: the opposite flag of one mode
+            return _error(E3.format(key=key, name=_NAME_OF[key]))
+        flags[key] = value
+
+    modes: Dict[str, bool] = {}
+    sources: Dict[str, Optional[str]] = {}
+    for key, _ in MODES:  # C15
+        if key in flags:
+            modes[key] = flags[key]
+            sources[key] = "flag"
+        elif defaults and defaults.get(key):
+            modes[key] = True
+            sources[key] = "config"
+    return ParseResult(modes, sources, text[pos:])
+
+
+_DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}
+
+
+def _read_regular_file(path: _PathLike) -> Optional[bytes]:
+    """The bytes of a regular file, or None (C12). Never blocks on a FIFO."""
+    if path is None:
+        return None
+    try:
+        path = os.fsencode(path)
+    except (TypeError, UnicodeError):
+        return None
+    if not path:  # C11
+        return None
+    try:
+        # O_NONBLOCK: opening a FIFO returns at once; the fstat then rejects it.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def load_defaults(path: _PathLike) -> Dict[str, bool]:
+    """Modes that ``path`` turns on by default, e.g. ``{"quality_locked": True}`` (C11-C14)."""
+    data = _read_regular_file(path)
+    if data is None or b"\0" in data:  # C12
+        return {}
+    if data.startswith(b"\xef\xbb\xbf"):  # C13: a UTF-8 BOM
+        data = data[3:]
+    lines = set()
+    for line in data.split(b"\n"):  # C13
+        lines.add(line[:-1] if line.endswith(b"\r") else line)
+    return {key: True for key, line in _DEFAULT_LINES.items() if line in lines}  # C14

@@ -1,0 +1,1 @@
+"""Sage's core helpers, vendored as a directory (see core/flag_parser)."""

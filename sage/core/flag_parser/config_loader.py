@@ -1,0 +1,6 @@
+"""The predecessor's ``load_defaults(path)``, now sage_flags.load_defaults."""
+
+from . import import_sage_flags
+
+load_defaults = import_sage_flags().load_defaults
+__all__ = ["load_defaults"]
