@@ -8,7 +8,12 @@ ARGS ?= --quality-locked --autonomous Ship dark mode
 export ARGS
 PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
 
-.PHONY: help run setup install generate check-generated format lint test test-python parity fuzz bench clean
+.PHONY: help run setup install generate check-generated format lint lint-python test test-python clean
+
+# Each layer adds its own targets in mk/<layer>.mk: LINT_TARGETS += ..., TEST_TARGETS += ...
+LINT_TARGETS := lint-python
+TEST_TARGETS :=
+include $(sort $(wildcard mk/*.mk))
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -40,14 +45,16 @@ format: $(VENV)/.tools  ## format the Python code
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-lint: $(VENV)/.tools  ## every linter, as CI runs them
+lint: $(LINT_TARGETS)  ## every linter, as CI runs them
+
+lint-python: $(VENV)/.tools
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 test-python: setup  ## unit tests and every vector through every layer's CLI
 	$(BIN)/pytest -n 2
 
-test: check-generated lint test-python  ## everything CI checks
+test: check-generated lint $(TEST_TARGETS) test-python  ## everything CI checks
 
 clean:  ## remove the venv and build output
 	rm -rf $(VENV) target build dist python/*.egg-info
