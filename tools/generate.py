@@ -101,7 +101,7 @@ def flag_table(modes: Modes) -> str:
 
 
 def e1_block(modes: Modes) -> str:
-    return f"    {e1_message(modes)}\n"
+    return f"  `{e1_message(modes)}`\n"
 
 
 WHOLE_FILES: Dict[str, Callable[[Modes], str]] = {

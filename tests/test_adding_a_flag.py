@@ -1,0 +1,93 @@
+"""docs/ADDING_A_FLAG.md, proved: one entry in spec/flags.toml + the generator is all a new mode needs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from parity import vectors
+from parity.layers import PYTHON, ROOT
+
+NEW_MODE = '\n[[mode]]\nkey = "dry_run"\nname = "dry-run"\n'
+OLD_LIST = "--quality-locked, --autonomous"
+
+
+def expected_with_new_mode(line: bytes, old_keys: List[str]) -> bytes:
+    """The vector's expected line as it must read once `dry_run` is the last mode."""
+    data = json.loads(line)
+    out = {key: data[key] for key in old_keys}
+    out["dry_run"] = False
+    out["goal"], out["error"] = data["goal"], data["error"]
+    if out["error"]:
+        out["error"] = out["error"].replace(OLD_LIST + ".", OLD_LIST + ", --dry-run.")
+    out.update({key + "_source": data[key + "_source"] for key in old_keys})
+    out["dry_run_source"] = None
+    return json.dumps(out, ensure_ascii=False).encode() + b"\n"
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("three-modes")
+    ignore = shutil.ignore_patterns("__pycache__", "target", "*.so", "*.egg-info")
+    for part in ("spec", "tools", "python", "sage", "docs"):
+        shutil.copytree(ROOT / part, root / part, ignore=ignore)
+    with open(root / "spec" / "flags.toml", "a", encoding="utf-8") as vocab:
+        vocab.write(NEW_MODE)
+    subprocess.run([PYTHON, "tools/generate.py", "--root", str(root)], cwd=root, check=True, capture_output=True)
+    return root
+
+
+def layers(root: Path) -> dict:
+    found = {"python": [PYTHON, "-m", "sage_flags", "parse"]}
+    if (root / "sage/core/flag_parser/parse.sh").exists():
+        found["bash"] = ["bash", str(root / "sage/core/flag_parser/parse.sh")]
+    return found
+
+
+def run(root: Path, argv: List[str], args: List[bytes], env=None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "PYTHONPATH": str(root / "python"), "SAGE_FLAGS_BACKEND": "python", **(env or {})}
+    return subprocess.run([*argv, *args], capture_output=True, env=full_env, timeout=30)
+
+
+def test_generated_files_changed(copy: Path) -> None:
+    vocab = (copy / "python/sage_flags/_vocab.py").read_text()
+    assert '("dry_run", "dry-run")' in vocab
+    assert "`--dry-run`" in (copy / "docs/SPEC.md").read_text()
+    check = subprocess.run([PYTHON, "tools/generate.py", "--check", "--root", str(copy)], cwd=copy)
+    assert check.returncode == 0
+
+
+def test_every_vector_with_three_modes(copy: Path, tmp_path: Path) -> None:
+    old_keys = ["quality_locked", "autonomous"]
+    cases = [v for v in vectors.load_all("parse")]
+    assert len(cases) > 100
+    for name, argv in layers(copy).items():
+        for vector in cases:
+            workdir = tmp_path / f"{name}-{vector.name}"
+            workdir.mkdir()
+            result = run(copy, argv, vector.materialise(workdir), vector.env)
+            want = expected_with_new_mode(vector.stdout, old_keys) if vector.stdout else b""
+            assert (result.stdout, result.returncode) == (want, vector.status), f"{name} {vector.name}"
+
+
+def test_the_new_flag_works(copy: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"dry_run: true\n")
+    for name, argv in layers(copy).items():
+        on = json.loads(run(copy, argv, [b"--dry-run --autonomous go"]).stdout)
+        assert (on["dry_run"], on["dry_run_source"], on["goal"]) == (True, "flag", "go"), name
+        conflict = run(copy, argv, [b"--dry-run --no-dry-run"])
+        assert json.loads(conflict.stdout)["error"] == (
+            "Conflicting flags for dry_run: both --dry-run and --no-dry-run passed."
+        ), name
+        assert conflict.returncode == 1
+        value = json.loads(run(copy, argv, [b"--dry-run=1"]).stdout)["error"]
+        assert value == "Flag '--dry-run' takes no value (got '--dry-run=1').", name
+        default = json.loads(run(copy, argv, [b"--config-path", os.fsencode(config), b"x"]).stdout)
+        assert (default["dry_run"], default["dry_run_source"]) == (True, "config"), name
