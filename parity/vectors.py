@@ -42,6 +42,8 @@ class Vector:
     env: Dict[str, str] = field(default_factory=dict)
     stdin: bytes = b""
     note: str = ""
+    # Fields of other commands (e.g. "manifest" for persist/resume), kept as they are.
+    extra: Dict[str, object] = field(default_factory=dict)
 
     def materialise(self, workdir: Path) -> List[bytes]:
         """Create the config in ``workdir``; return argv with ``{config}`` replaced."""
@@ -67,6 +69,7 @@ class Vector:
             data["env"] = self.env
         if self.stdin or self.command == "batch":
             data["stdin"] = from_bytes(self.stdin)
+        data.update(self.extra)
         data["stdout"] = self.stdout.decode("utf-8")
         data["status"] = self.status
         return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
@@ -101,6 +104,9 @@ def make_config(spec: dict, workdir: Path) -> Path:
     return path
 
 
+KNOWN_FIELDS = {"rules", "note", "command", "argv", "config", "env", "stdin", "stdout", "status"}
+
+
 def load(path: Path) -> Vector:
     data = json.loads(path.read_text(encoding="utf-8"))
     return Vector(
@@ -114,6 +120,7 @@ def load(path: Path) -> Vector:
         env=data.get("env", {}),
         stdin=to_bytes(data.get("stdin", "")),
         note=data.get("note", ""),
+        extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
     )
 
 
