@@ -1,0 +1,516 @@
+"""``persist`` and ``resume``: the resolved modes in a cycle manifest's frontmatter.
+
+``sage-flags parse ... | sage-flags persist MANIFEST`` records the values of a
+clean contract line in MANIFEST's YAML frontmatter ``flags:`` block;
+``sage-flags resume MANIFEST ARGV...`` (the ``/continue`` entry) parses ARGV
+like ``parse`` and fills every mode no flag set from that block. The bash port
+(sage/core/flag_parser/persist.sh, resume.sh) follows this module line by line;
+docs/SPEC.md states the rules (P*, R*) that both implement.
+
+Manifests are handled as bytes: nothing is decoded, so a BOM, CRLF line ends,
+invalid UTF-8 or a missing final newline outside the changed tokens survive
+as they were. Not on the ``parse`` path, so ``json`` may be imported here.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+
+from sage_flags._vocab import MODES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Sequence, Tuple
+
+    from sage_flags.reference import ParseResult
+
+# Exit statuses of persist (issue 8).
+WRITTEN, LINE_HAS_ERROR, NOT_A_CONTRACT_LINE, UNSAFE = 0, 1, 2, 3
+
+BOM = b"\xef\xbb\xbf"
+DELIMITER = b"---"
+FLAGS_KEY = b"flags"
+BLANKS = b" \t"  # what YAML lets stand between tokens on a line
+NEW_BLOCK_INDENT = b"  "
+TEMP_MARKER = b".sage-flags-tmp."  # temp files: .<manifest name>.sage-flags-tmp.<pid>
+MAX_SYMLINK_HOPS = 40  # as Linux's own limit (ELOOP)
+SOURCES = (None, "flag", "config")
+RESUME_SOURCES = (*SOURCES, "manifest")
+NOTE = "{flag} overrides {key}: {recorded} recorded in the manifest."
+
+
+class UnsafeManifest(Exception):
+    """The manifest cannot be updated safely: status 3, the file untouched."""
+
+
+# --------------------------------------------------------------- lines
+
+
+def _split_lines(data: bytes) -> "List[bytes]":
+    """Lines with their LF kept; a final line without LF is kept as it is."""
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _content(line: bytes) -> bytes:
+    """A line without its LF and without one CR before it (CRLF files)."""
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def _is_blank(content: bytes) -> bool:
+    return not content.strip(BLANKS)
+
+
+def _indent(content: bytes) -> bytes:
+    return content[: len(content) - len(content.lstrip(BLANKS))]
+
+
+def _key_rest(content: bytes, key: bytes) -> "Optional[bytes]":
+    """What follows ``key:`` (blanks allowed before the colon), or None if the line is not that key."""
+    if not content.startswith(key):
+        return None
+    after = content[len(key) :].lstrip(BLANKS)
+    return after[1:] if after.startswith(b":") else None
+
+
+def _is_comment_tail(tail: bytes) -> bool:
+    """Nothing, blanks, or blanks then a ``# comment``: what may follow a value."""
+    stripped = tail.lstrip(BLANKS)
+    return not stripped or (tail[:1] in (b" ", b"\t") and stripped.startswith(b"#"))
+
+
+def _value_token(rest: bytes) -> "Optional[Tuple[int, int]]":
+    """Where the value token of ``key:<rest>`` lies in ``rest``, or None if it is not one plain token."""
+    start = len(rest) - len(rest.lstrip(BLANKS))
+    if start == 0 or start == len(rest) or rest[start : start + 1] == b"#":
+        return None  # `key:value`, `key:` or `key:  # comment`: no single value token to replace
+    end = start
+    while end < len(rest) and rest[end : end + 1] not in (b" ", b"\t"):
+        end += 1
+    return (start, end) if _is_comment_tail(rest[end:]) else None
+
+
+# --------------------------------------------------------------- frontmatter
+
+
+class Frontmatter:
+    """Where things are in a manifest: BOM, lines, the frontmatter and its flags block."""
+
+    def __init__(self, data: bytes) -> None:
+        if b"\0" in data:
+            raise UnsafeManifest("the manifest holds NUL bytes: not a text file")
+        self.bom = BOM if data.startswith(BOM) else b""
+        self.lines = _split_lines(data[len(self.bom) :])
+        first = self.lines[0] if self.lines else b""
+        self.eol = b"\r\n" if first.endswith(b"\r\n") else b"\n"  # added lines follow the first line
+        self.present = _content(first) == DELIMITER
+        self.close = 0
+        self.header = -1  # index of the top-level `flags:` line
+        self.block_end = -1  # index after the flags block's last line
+        if not self.present:
+            return
+        for index in range(1, len(self.lines)):
+            if _content(self.lines[index]) == DELIMITER:
+                self.close = index
+                break
+        else:
+            raise UnsafeManifest("the frontmatter's opening --- has no closing ---")
+        for index in range(1, self.close):
+            rest = _key_rest(_content(self.lines[index]), FLAGS_KEY)
+            if rest is None:
+                continue
+            if self.header >= 0:
+                raise UnsafeManifest("the frontmatter has two top-level flags: keys")
+            if not _is_comment_tail(rest) or rest.startswith(b"#"):
+                raise UnsafeManifest("the frontmatter's flags: key is not a block")
+            self.header = index
+        if self.header < 0:
+            return
+        end = self.header + 1
+        while end < self.close:
+            content = _content(self.lines[end])
+            if not (_is_blank(content) or content[:1] in (b" ", b"\t")):
+                break
+            end += 1
+        self.block_end = end
+
+    def entry_indent(self) -> bytes:
+        """The indentation of the flags block's first entry (two spaces for an empty block)."""
+        for index in range(self.header + 1, self.block_end):
+            content = _content(self.lines[index])
+            if not _is_blank(content) and not content.lstrip(BLANKS).startswith(b"#"):
+                return _indent(content)
+        return NEW_BLOCK_INDENT
+
+    def entries(self, key: bytes) -> "List[Tuple[int, bytes]]":
+        """(line index, text after the colon) of each entry for ``key`` in the flags block."""
+        found = []
+        indent = self.entry_indent()
+        for index in range(self.header + 1, self.block_end):
+            content = _content(self.lines[index])
+            if _indent(content) != indent:
+                continue
+            rest = _key_rest(content[len(indent) :], key)
+            if rest is not None:
+                found.append((index, rest))
+        return found
+
+
+def recorded_values(data: bytes) -> "Dict[str, bool]":
+    """The modes MANIFEST records (resume). Anything unclear records nothing."""
+    try:
+        manifest = Frontmatter(data)
+    except UnsafeManifest:
+        return {}
+    values: Dict[str, bool] = {}
+    if manifest.header < 0:
+        return values
+    for key, _ in MODES:
+        entries = manifest.entries(key.encode("ascii"))
+        if not entries:
+            continue
+        rest = entries[-1][1]  # a repeated key: the last one counts, as in YAML loaders
+        span = _value_token(rest)
+        token = rest[span[0] : span[1]] if span else b""
+        if token in (b"true", b"false"):
+            values[key] = token == b"true"
+    return values
+
+
+def _entry_line(indent: bytes, key: str, value: bool, eol: bytes) -> bytes:
+    return indent + key.encode("ascii") + b": " + (b"true" if value else b"false") + eol
+
+
+def updated_manifest(data: "Optional[bytes]", values: "Dict[str, bool]") -> bytes:
+    """MANIFEST's bytes with ``values`` recorded; ``data`` None means no file yet."""
+    manifest = Frontmatter(data or b"")
+    eol = manifest.eol
+    lines = manifest.lines
+    if not manifest.present:
+        block = [DELIMITER + eol, FLAGS_KEY + b":" + eol]
+        block += [_entry_line(NEW_BLOCK_INDENT, key, values[key], eol) for key, _ in MODES]
+        return manifest.bom + b"".join(block) + DELIMITER + eol + b"".join(lines)
+    if manifest.header < 0:
+        block = [FLAGS_KEY + b":" + eol]
+        block += [_entry_line(NEW_BLOCK_INDENT, key, values[key], eol) for key, _ in MODES]
+        lines = lines[: manifest.close] + block + lines[manifest.close :]
+        return manifest.bom + b"".join(lines)
+    indent = manifest.entry_indent()
+    first_entry = next(
+        (
+            _content(lines[i])[len(indent) :]
+            for i in range(manifest.header + 1, manifest.block_end)
+            if _indent(_content(lines[i])) == indent and not _is_blank(_content(lines[i]))
+        ),
+        b"",
+    )
+    if first_entry[:1] == b"-" and first_entry[1:2] in (b"", b" ", b"\t"):
+        raise UnsafeManifest("the frontmatter's flags: block is a list, not a mapping")
+    lines = list(lines)
+    missing = []
+    for key, _ in MODES:
+        entries = manifest.entries(key.encode("ascii"))
+        if not entries:
+            missing.append(_entry_line(indent, key, values[key], eol))
+        for index, rest in entries:
+            span = _value_token(rest)
+            if span is None:
+                raise UnsafeManifest("the flags: entry for %s has no single plain value" % key)
+            content = _content(lines[index])
+            ending = lines[index][len(content) :]
+            colon_end = len(content) - len(rest)  # `rest` is what follows the colon
+            token = b"true" if values[key] else b"false"
+            lines[index] = content[: colon_end + span[0]] + token + content[colon_end + span[1] :] + ending
+    if missing:
+        insert_at = manifest.header + 1
+        for index in range(manifest.header + 1, manifest.block_end):
+            if not _is_blank(_content(lines[index])):
+                insert_at = index + 1
+        lines[insert_at:insert_at] = missing
+    return manifest.bom + b"".join(lines)
+
+
+# --------------------------------------------------------------- the contract line
+
+
+class _Pairs(list):
+    """A JSON object as its (key, value) pairs, so that key order and repeats can be checked."""
+
+
+def _render(pairs: "Sequence[Tuple[str, object]]") -> str:
+    """The canonical line (C16, C17) for these members; a list is written `["a", "b"]`."""
+    return "{" + ", ".join(json.dumps(k) + ": " + json.dumps(v, ensure_ascii=False) for k, v in pairs) + "}"
+
+
+def _contract_keys() -> "List[str]":
+    keys = [key for key, _ in MODES]
+    return [*keys, "goal", "error"] + [key + "_source" for key in keys]
+
+
+def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, bool], bool]]":
+    """(mode values, whether it carries an error) if ``data`` is exactly one contract line, else None.
+
+    A contract line (P1) is what a layer prints: a ``parse`` line (C16) or a
+    ``resume`` line (the same plus ``"notes"``), in canonical form byte for
+    byte (C17), UTF-8, then one LF; its values agree with C15 and C18.
+    """
+    if not data.endswith(b"\n") or b"\n" in data[:-1]:
+        return None
+    try:
+        text = data[:-1].decode("utf-8")
+        pairs = json.loads(text, object_pairs_hook=_Pairs)
+    except ValueError:  # invalid UTF-8 or not JSON
+        return None
+    if type(pairs) is not _Pairs:
+        return None
+    keys = [key for key, _ in pairs]
+    base = _contract_keys()
+    is_resume_line = keys == [*base, "notes"]
+    if keys != base and not is_resume_line:
+        return None
+    fields = dict(pairs)
+    sources = RESUME_SOURCES if is_resume_line else SOURCES
+    values: Dict[str, bool] = {}
+    for key, _ in MODES:
+        value, source = fields[key], fields[key + "_source"]
+        if type(value) is not bool or not any(source is s or source == s for s in sources):
+            return None
+        if (source is None and value) or (source == "config" and not value):  # C15
+            return None
+        values[key] = value
+    error, notes = fields["error"], fields.get("notes", [])
+    if type(fields["goal"]) is not str or not (error is None or type(error) is str):
+        return None
+    if type(notes) is not list or any(type(note) is not str for note in notes):
+        return None
+    if error is not None and (
+        any(values.values()) or fields["goal"] or notes or any(fields[k + "_source"] is not None for k in values)
+    ):
+        return None  # C18: an error line holds nothing else
+    if _render(pairs) != text:  # canonical form only (C16, C17)
+        return None
+    return values, error is not None
+
+
+def _read_stdin() -> bytes:
+    """All of stdin, or enough of it to know it is not one line (no hang on endless input)."""
+    chunks: List[bytes] = []
+    seen_newline = False
+    while True:
+        try:
+            chunk = os.read(0, 1 << 16)
+        except OSError:  # stdin closed: no line
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        newline = chunk.find(b"\n")
+        if b"\0" in chunk or (newline >= 0 and (seen_newline or newline != len(chunk) - 1)):
+            break
+        seen_newline = seen_newline or newline >= 0
+    return b"".join(chunks)
+
+
+# --------------------------------------------------------------- files
+
+
+def _resolve(path: bytes) -> bytes:
+    """Follow a symlinked manifest to the file it names (P5), at most MAX_SYMLINK_HOPS links."""
+    for hop in range(MAX_SYMLINK_HOPS + 1):
+        try:
+            target = os.readlink(path)
+        except OSError as error:
+            if error.errno in (errno.EINVAL, errno.ENOENT):  # not a link, or nothing there yet
+                return path
+            raise UnsafeManifest("cannot inspect the manifest's path: %s" % error.strerror) from None
+        if hop == MAX_SYMLINK_HOPS:
+            break
+        path = target if target.startswith(b"/") else os.path.join(os.path.dirname(path), target)
+    raise UnsafeManifest("too many levels of symbolic links")
+
+
+def _read_regular(path: bytes) -> "Optional[Tuple[bytes, int]]":
+    """(bytes, permission bits) of a regular file; None if nothing is there; never blocks."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        raise UnsafeManifest("cannot open the manifest: %s" % getattr(error, "strerror", error)) from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnsafeManifest("the manifest is not a regular file")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), stat.S_IMODE(status.st_mode)
+    except OSError as error:
+        raise UnsafeManifest("cannot read the manifest: %s" % error.strerror) from None
+    finally:
+        os.close(fd)
+
+
+def _pid_is_alive(pid_text: bytes) -> bool:
+    try:
+        os.kill(int(pid_text), 0)
+    except PermissionError:  # someone else's live process
+        return True
+    except (OSError, OverflowError, ValueError):
+        return False
+    return True
+
+
+def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
+    """Temp files left by a persist killed before its rename (P6): their writer's pid is gone."""
+    prefix = b"." + base + TEMP_MARKER
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        pid_text = name[len(prefix) :]
+        if name.startswith(prefix) and pid_text.isdigit() and not _pid_is_alive(pid_text):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except OSError:
+                pass
+
+
+def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
+    """Replace ``path`` by a complete file holding ``data`` (P6): temp file, fsync, rename, fsync dir.
+
+    ``mode`` None: a new file (0666 less the umask); otherwise the old file's permission bits.
+    """
+    directory, base = os.path.split(path)
+    directory = directory or b"."
+    _remove_stale_temp_files(directory, base)
+    temp = os.path.join(directory, b"." + base + TEMP_MARKER + str(os.getpid()).encode("ascii"))
+    try:
+        try:
+            os.unlink(temp)  # ours by name, so a leftover of a dead process that had our pid
+        except FileNotFoundError:
+            pass
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, path)
+    except OSError as error:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise UnsafeManifest("cannot write the manifest: %s" % error.strerror) from None
+    try:  # make the rename itself durable; a directory that cannot be fsynced is not an error
+        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+def persist(manifest_path: bytes, values: "Dict[str, bool]") -> None:
+    """Record ``values`` in the manifest at ``manifest_path`` (raises UnsafeManifest: nothing changed)."""
+    if not manifest_path or manifest_path.endswith(b"/"):
+        raise UnsafeManifest("the manifest path does not name a file")
+    path = _resolve(manifest_path)
+    existing = _read_regular(path)
+    data, mode = existing if existing is not None else (None, None)
+    write_atomically(path, updated_manifest(data, values), mode)
+
+
+# --------------------------------------------------------------- commands
+
+
+def run_persist(items: "Sequence[bytes]") -> int:
+    """``persist MANIFEST`` < one contract line: statuses 0 written, 1 error line, 2 not a line, 3 unsafe."""
+    from sage_flags.cli import UsageError, _write
+
+    if len(items) != 1:
+        raise UsageError("persist takes exactly one MANIFEST path (the contract line comes on stdin)")
+    line = _read_stdin()
+    parsed = contract_values(line)
+    if parsed is None:
+        _fail("stdin is not one contract line (the JSON line parse or resume prints)")
+        return NOT_A_CONTRACT_LINE
+    values, has_error = parsed
+    if has_error:
+        _write(line)
+        return LINE_HAS_ERROR
+    try:
+        persist(items[0], values)
+    except UnsafeManifest as error:
+        _fail("cannot update the manifest: %s" % error)
+        _write(line)
+        return UNSAFE
+    _write(line)
+    return WRITTEN
+
+
+def _fail(message: str) -> None:
+    import sys
+
+    sys.stderr.buffer.write(("sage-flags: %s\n" % message).encode("utf-8", "replace"))
+    sys.stderr.buffer.flush()
+
+
+def resume_fields(result: "ParseResult", recorded: "Dict[str, bool]") -> "List[Tuple[str, object]]":
+    """The members of a resume line: the parse result with recorded modes filled in, then the notes."""
+    modes: List[Tuple[str, object]] = []
+    sources: List[Tuple[str, object]] = []
+    notes = []
+    failed = result.error is not None
+    for key, name in MODES:
+        value, source = getattr(result, key), getattr(result, key + "_source")
+        if not failed and key in recorded:
+            if source == "flag":
+                if value != recorded[key]:  # R3: a note only when the flag changes the recorded value
+                    flag = "--" + name if value else "--no-" + name
+                    notes.append(NOTE.format(flag=flag, key=key, recorded="true" if recorded[key] else "false"))
+            else:
+                value, source = recorded[key], "manifest"
+        modes.append((key, value))
+        sources.append((key + "_source", source))
+    return [*modes, ("goal", result.goal), ("error", result.error), *sources, ("notes", notes)]
+
+
+def run_resume(items: "Sequence[bytes]") -> int:
+    """``resume MANIFEST ARGV...``: parse ARGV (C1-C3) and restore what MANIFEST records."""
+    from sage_flags.cli import OK, PARSE_ERROR, UsageError, _backend, _write, split_argv
+
+    if not items:
+        raise UsageError("resume needs MANIFEST, then the arguments as for parse")
+    operands, config_path = split_argv(items[1:])
+    parse, load_defaults = _backend()
+    defaults = load_defaults(config_path) if config_path else None  # C11
+    result = parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
+    recorded: Dict[str, bool] = {}
+    if result.error is None and items[0]:
+        try:
+            existing = _read_regular(items[0])
+        except UnsafeManifest:  # R2: unreadable restores nothing
+            existing = None
+        if existing is not None:
+            recorded = recorded_values(existing[0])
+    _write(_render(resume_fields(result, recorded)).encode("utf-8") + b"\n")
+    return OK if result.error is None else PARSE_ERROR
