@@ -1,0 +1,259 @@
+//! The `parse` and `batch` commands on argv bytes, shared by every Rust front end
+//! and by the vector tests (C1-C3, C10, C19, C22).
+
+use std::io::{self, Read, Write};
+
+use crate::{load_defaults, parse_bytes, Defaults};
+
+/// C19: exit statuses.
+pub const OK: i32 = 0;
+/// At least one ARGUMENTS was an error (E1-E4); the JSON is still printed.
+pub const PARSE_ERROR: i32 = 1;
+/// A command line the command refuses (C3): nothing on stdout.
+pub const USAGE_ERROR: i32 = 2;
+
+/// What a command printed and its exit status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    pub stdout: Vec<u8>,
+    /// Empty unless the status is [`USAGE_ERROR`]; then one line, without a program-name prefix.
+    pub stderr: Vec<u8>,
+    pub status: i32,
+}
+
+impl Output {
+    fn usage(message: &str) -> Output {
+        Output {
+            stdout: Vec::new(),
+            stderr: format!("{message}\n").into_bytes(),
+            status: USAGE_ERROR,
+        }
+    }
+}
+
+/// C1: the operands and the config path (`None` when not given) of a command line,
+/// or the usage error (C3).
+pub fn split_argv<A: AsRef<[u8]>>(
+    items: &[A],
+) -> Result<(Vec<&[u8]>, Option<&[u8]>), &'static str> {
+    let mut operands = Vec::with_capacity(items.len());
+    let mut config_path = None;
+    let mut iter = items.iter().map(AsRef::as_ref);
+    while let Some(item) = iter.next() {
+        if item == b"--" {
+            operands.extend(iter);
+            break;
+        }
+        if item == b"--config-path" {
+            config_path = Some(iter.next().ok_or("--config-path needs a value")?);
+        // C3
+        } else if let Some(path) = item.strip_prefix(b"--config-path=") {
+            config_path = Some(path);
+        } else {
+            operands.push(item);
+        }
+    }
+    Ok((operands, config_path))
+}
+
+fn defaults_for(config_path: Option<&[u8]>) -> Defaults {
+    config_path.map_or(Defaults::NONE, load_defaults) // C11: an empty path gives none too
+}
+
+fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
+    let result = parse_bytes(arguments, defaults);
+    out.extend_from_slice(result.to_json().as_bytes());
+    out.push(b'\n');
+    result.is_ok()
+}
+
+/// `parse ARGV...`: `args` are the items after `parse`.
+pub fn run_parse<A: AsRef<[u8]>>(args: &[A]) -> Output {
+    let (operands, config_path) = match split_argv(args) {
+        Ok(split) => split,
+        Err(message) => return Output::usage(message),
+    };
+    let defaults = defaults_for(config_path);
+    let arguments = operands.join(&b' '); // C2
+    let mut stdout = Vec::with_capacity(arguments.len() + 160);
+    let ok = json_line(&arguments, &defaults, &mut stdout);
+    Output {
+        stdout,
+        stderr: Vec::new(),
+        status: if ok { OK } else { PARSE_ERROR },
+    }
+}
+
+/// `batch [--config-path P]`: one line per NUL-terminated record of `input`, each
+/// written and flushed before the next read (C22). Returns the exit status, or the
+/// usage message. A read error ends the input; a write error is returned.
+pub fn run_batch_streaming<A: AsRef<[u8]>>(
+    args: &[A],
+    input: &mut dyn Read,
+    output: &mut dyn Write,
+) -> io::Result<Result<i32, &'static str>> {
+    let (operands, config_path) = match split_argv(args) {
+        Ok(split) => split,
+        Err(message) => return Ok(Err(message)),
+    };
+    if !operands.is_empty() {
+        return Ok(Err("batch takes no operands (records come on stdin)"));
+    }
+    let defaults = defaults_for(config_path); // read once
+    let mut status = OK;
+    let mut pending: Vec<u8> = Vec::new(); // the record not yet terminated
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut lines = Vec::new();
+    loop {
+        let read = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break, // no stdin at all: no more records
+        };
+        let mut rest = &chunk[..read];
+        lines.clear();
+        while let Some(nul) = rest.iter().position(|&b| b == 0) {
+            let record: &[u8] = if pending.is_empty() {
+                &rest[..nul]
+            } else {
+                pending.extend_from_slice(&rest[..nul]);
+                &pending
+            };
+            if !json_line(record, &defaults, &mut lines) {
+                status = PARSE_ERROR;
+            }
+            pending.clear();
+            rest = &rest[nul + 1..];
+        }
+        pending.extend_from_slice(rest);
+        if !lines.is_empty() {
+            output.write_all(&lines)?;
+            output.flush()?;
+        }
+    }
+    if !pending.is_empty() {
+        // A final unterminated record counts if non-empty.
+        lines.clear();
+        if !json_line(&pending, &defaults, &mut lines) {
+            status = PARSE_ERROR;
+        }
+        output.write_all(&lines)?;
+        output.flush()?;
+    }
+    Ok(Ok(status))
+}
+
+/// `batch` with stdout collected in memory.
+pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
+    let mut stdout = Vec::new();
+    match run_batch_streaming(args, input, &mut stdout) {
+        Ok(Ok(status)) => Output {
+            stdout,
+            stderr: Vec::new(),
+            status,
+        },
+        Ok(Err(message)) => Output::usage(message),
+        Err(error) => Output::usage(&error.to_string()),
+    }
+}
+
+/// A whole command line: `argv[0]` is the command (`parse` or `batch`), the rest its items.
+pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
+    match argv.split_first() {
+        Some((command, args)) if command.as_ref() == b"parse" => run_parse(args),
+        Some((command, args)) if command.as_ref() == b"batch" => run_batch(args, stdin),
+        Some((command, _)) => Output::usage(&format!(
+            "unknown command '{}'",
+            String::from_utf8_lossy(command.as_ref())
+        )),
+        None => Output::usage("a command is required"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_argv(items: &[&str]) -> Output {
+        run_parse(&items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn config_path_forms() {
+        assert_eq!(
+            split_argv(&["a", "--config-path", "p", "b"]).unwrap(),
+            (vec![&b"a"[..], b"b"], Some(&b"p"[..]))
+        );
+        assert_eq!(
+            split_argv(&["--config-path=q", "--config-path", "r"])
+                .unwrap()
+                .1,
+            Some(&b"r"[..])
+        );
+        assert_eq!(
+            split_argv(&["--", "--config-path"]).unwrap(),
+            (vec![&b"--config-path"[..]], None)
+        );
+        assert_eq!(
+            split_argv(&["--config-path", "--"]).unwrap(),
+            (vec![], Some(&b"--"[..]))
+        );
+    }
+
+    #[test]
+    fn trailing_config_path_is_a_usage_error() {
+        let output = parse_argv(&["go", "--config-path"]);
+        assert_eq!(output.status, USAGE_ERROR);
+        assert!(output.stdout.is_empty());
+        assert_eq!(output.stderr.iter().filter(|&&b| b == b'\n').count(), 1);
+    }
+
+    #[test]
+    fn operands_are_joined_with_one_space() {
+        let output = parse_argv(&["", "--autonomous", "a", "", "b"]);
+        assert_eq!(output.status, OK);
+        assert!(String::from_utf8(output.stdout)
+            .unwrap()
+            .contains("\"goal\": \"a  b\""));
+    }
+
+    #[test]
+    fn batch_records_and_status() {
+        let mut input: &[u8] = b"go\0--bad\0\0--autonomous tail";
+        let output = run(&["batch"], &mut input);
+        assert_eq!(output.status, PARSE_ERROR);
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.lines().nth(3).unwrap().contains("\"goal\": \"tail\""));
+        let mut nothing: &[u8] = b"";
+        assert_eq!(run(&["batch"], &mut nothing), Output::default());
+        let mut input: &[u8] = b"x\0";
+        assert_eq!(run(&["batch", "x"], &mut input).status, USAGE_ERROR);
+    }
+
+    /// A reader that hands out one byte at a time: records cross chunk boundaries.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.split_first() {
+                Some((first, rest)) if !buf.is_empty() => {
+                    buf[0] = *first;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn batch_records_split_across_reads() {
+        let stdin = b"--quality-locked a b\0c\0";
+        let whole = run(&["batch"], &mut &stdin[..]);
+        let trickled = run(&["batch"], &mut Trickle(stdin));
+        assert_eq!(whole, trickled);
+        assert_eq!(whole.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
+    }
+}

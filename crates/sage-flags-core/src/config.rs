@@ -1,0 +1,178 @@
+//! C11-C14: which modes a config file turns on by default. Bytes in, never an error out.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::{Defaults, MODES};
+
+/// O_NONBLOCK for this target, so that opening a FIFO returns at once (C12).
+/// The value is per platform (the core has no libc dependency to ask).
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    not(any(
+        target_arch = "mips",
+        target_arch = "mips64",
+        target_arch = "sparc",
+        target_arch = "sparc64"
+    ))
+))]
+const O_NONBLOCK: Option<i32> = Some(0o4000);
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    any(target_arch = "mips", target_arch = "mips64")
+))]
+const O_NONBLOCK: Option<i32> = Some(0x80);
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    any(target_arch = "sparc", target_arch = "sparc64")
+))]
+const O_NONBLOCK: Option<i32> = Some(0x4000);
+#[cfg(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+))]
+const O_NONBLOCK: Option<i32> = Some(0x4);
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)))]
+const O_NONBLOCK: Option<i32> = None;
+
+#[cfg(unix)]
+fn bytes_to_path(path: &[u8]) -> Option<&Path> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(Path::new(std::ffi::OsStr::from_bytes(path)))
+}
+
+#[cfg(not(unix))]
+fn bytes_to_path(path: &[u8]) -> Option<&Path> {
+    std::str::from_utf8(path).ok().map(Path::new)
+}
+
+fn open_without_blocking(path: &Path) -> Option<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    match O_NONBLOCK {
+        #[cfg(unix)]
+        Some(flag) => {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(flag);
+        }
+        _ => {
+            // No known O_NONBLOCK: only open what is a regular file right now.
+            if !std::fs::metadata(path).ok()?.is_file() {
+                return None;
+            }
+        }
+    }
+    options.open(path).ok()
+}
+
+/// The bytes of the regular file at `path` (symlinks followed), or `None` (C12).
+fn read_regular_file(path: &[u8]) -> Option<Vec<u8>> {
+    if path.is_empty() || path.contains(&0) {
+        return None; // C11; a NUL cannot be in a path
+    }
+    let mut file = open_without_blocking(bytes_to_path(path)?)?;
+    // fstat on the open descriptor: a FIFO, device or directory is rejected here.
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let mut data =
+        Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).min(1 << 20) + 1);
+    file.read_to_end(&mut data).ok()?;
+    Some(data)
+}
+
+/// C13-C14 on the file's bytes.
+pub fn parse_defaults(data: &[u8]) -> Defaults {
+    let mut defaults = Defaults::NONE;
+    if data.contains(&0) {
+        return defaults; // C12
+    }
+    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data); // C13: a BOM
+    for line in data.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // C14: exactly `<key>: true`.
+        let Some(key) = line.strip_suffix(b": true") else {
+            continue;
+        };
+        if let Some(index) = MODES.iter().position(|(k, _)| k.as_bytes() == key) {
+            defaults.set(index);
+        }
+    }
+    defaults
+}
+
+/// Modes that the config at `path` turns on by default (C11-C14). Never blocks,
+/// never fails: anything but a readable regular file without NUL gives no defaults.
+pub fn load_defaults(path: &[u8]) -> Defaults {
+    read_regular_file(path).map_or(Defaults::NONE, |data| parse_defaults(&data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on(data: &[u8]) -> Vec<&'static str> {
+        parse_defaults(data).keys().collect()
+    }
+
+    #[test]
+    fn exact_lines_only() {
+        assert_eq!(on(b"quality_locked: true\n"), ["quality_locked"]);
+        assert_eq!(
+            on(b"x: 1\r\nautonomous: true\r\nquality_locked: true"),
+            ["quality_locked", "autonomous"]
+        );
+        for rejected in [
+            &b"quality_locked: True"[..],
+            b"quality_locked:true",
+            b"quality_locked:  true",
+            b"quality_locked: true ",
+            b" quality_locked: true",
+            b"quality_locked: true\r\r",
+            b"my_quality_locked: true",
+            b"quality_locked: false",
+            b"\"quality_locked\": true",
+        ] {
+            assert!(
+                on(rejected).is_empty(),
+                "{:?}",
+                String::from_utf8_lossy(rejected)
+            );
+        }
+    }
+
+    #[test]
+    fn bom_only_at_the_start_and_nul_rejects_all() {
+        assert_eq!(on(b"\xef\xbb\xbfautonomous: true"), ["autonomous"]);
+        assert!(on(b"\xef\xbb\xbf\xef\xbb\xbfautonomous: true").is_empty());
+        assert!(on(b"autonomous: true\n\0").is_empty());
+        assert_eq!(on(b"\xff\xfe\nautonomous: true\n"), ["autonomous"]);
+    }
+
+    #[test]
+    fn unreadable_paths_give_no_defaults() {
+        assert_eq!(load_defaults(b""), Defaults::NONE);
+        assert_eq!(
+            load_defaults(b"/nonexistent/sage-flags/config.yaml"),
+            Defaults::NONE
+        );
+        assert_eq!(load_defaults(b"/"), Defaults::NONE);
+        assert_eq!(load_defaults(b"/dev/zero"), Defaults::NONE);
+        assert_eq!(load_defaults(b"a\0b"), Defaults::NONE);
+    }
+}

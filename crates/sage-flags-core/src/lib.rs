@@ -1,0 +1,490 @@
+//! The sage-flags contract in Rust: the same bytes as the pure-Python reference
+//! (`python/sage_flags/reference.py`). docs/SPEC.md is the rule book; comments
+//! cite its rule numbers (C1..C22, E1..E4).
+//!
+//! - [`parse`] turns ARGUMENTS into a [`ParseResult`] (C5-C10, C15, C18);
+//! - [`load_defaults`] reads a config file into [`Defaults`] (C11-C14);
+//! - [`ParseResult::to_json`] gives the one output line (C16, C17);
+//! - [`cli`] is the argv/stdin front end every command line shares (C1-C3, C19, C22).
+#![forbid(unsafe_code)]
+
+pub mod cli;
+mod config;
+pub mod vocab;
+
+pub use config::{load_defaults, parse_defaults};
+pub use vocab::{MODES, SUPPORTED_FLAGS};
+
+/// How many modes the vocabulary has.
+pub const MODE_COUNT: usize = MODES.len();
+
+/// E4, the message for text that is not valid UTF-8 (C10).
+pub const E4: &str = "Arguments are not valid UTF-8.";
+
+/// C5: exactly these six bytes are whitespace (`u8::is_ascii_whitespace` lacks U+000B).
+#[inline]
+pub const fn is_whitespace(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// Where a mode's value came from (C15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// Neither a flag nor the config: the JSON `null`.
+    Unset,
+    /// `--name` or `--no-name` was passed.
+    Flag,
+    /// The config made the mode default-on.
+    Config,
+}
+
+impl Source {
+    /// The JSON/Python value: `None` for [`Source::Unset`].
+    pub const fn as_str(self) -> Option<&'static str> {
+        match self {
+            Source::Unset => None,
+            Source::Flag => Some("flag"),
+            Source::Config => Some("config"),
+        }
+    }
+}
+
+/// Which modes a config turns on by default, indexed like [`MODES`] (C14).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Defaults {
+    on: [bool; MODE_COUNT],
+}
+
+impl Defaults {
+    /// No mode is default-on (C11, C12).
+    pub const NONE: Defaults = Defaults {
+        on: [false; MODE_COUNT],
+    };
+
+    /// Whether mode `index` (in [`MODES`] order) is default-on.
+    pub fn is_on(&self, index: usize) -> bool {
+        self.on.get(index).copied().unwrap_or(false)
+    }
+
+    /// Whether the mode with this JSON key is default-on.
+    pub fn is_on_key(&self, key: &str) -> bool {
+        mode_index(key).is_some_and(|index| self.on[index])
+    }
+
+    /// Turns mode `index` on.
+    pub fn set(&mut self, index: usize) {
+        if let Some(slot) = self.on.get_mut(index) {
+            *slot = true;
+        }
+    }
+
+    /// The keys of the default-on modes, in [`MODES`] order.
+    pub fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
+        MODES
+            .iter()
+            .zip(self.on.iter())
+            .filter(|(_, on)| **on)
+            .map(|((key, _), _)| *key)
+    }
+}
+
+/// The index in [`MODES`] of the mode with this JSON key.
+pub fn mode_index(key: &str) -> Option<usize> {
+    MODES.iter().position(|(k, _)| *k == key)
+}
+
+/// The outcome of one parse: the modes, their sources, the goal or an error (C16).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ParseResult {
+    /// Each mode's value, in [`MODES`] order.
+    pub modes: [bool; MODE_COUNT],
+    /// Each mode's source, in [`MODES`] order.
+    pub sources: [Source; MODE_COUNT],
+    /// The text after the flags (C9); empty on error (C18).
+    pub goal: String,
+    /// The error message (E1-E4), or `None` for a clean parse.
+    pub error: Option<String>,
+}
+
+impl ParseResult {
+    /// C18: both modes false, goal empty, sources null, and the message.
+    pub fn from_error(message: String) -> ParseResult {
+        ParseResult {
+            modes: [false; MODE_COUNT],
+            sources: [Source::Unset; MODE_COUNT],
+            goal: String::new(),
+            error: Some(message),
+        }
+    }
+
+    /// Whether the parse was clean (no error).
+    pub fn is_ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// The value of the mode with this JSON key, if the key is a mode.
+    pub fn mode(&self, key: &str) -> Option<bool> {
+        mode_index(key).map(|index| self.modes[index])
+    }
+
+    /// The source of the mode with this JSON key, if the key is a mode.
+    pub fn source(&self, key: &str) -> Option<Source> {
+        mode_index(key).map(|index| self.sources[index])
+    }
+
+    /// The exact C16/C17 line, without the trailing LF.
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(self.json_capacity());
+        self.write_json(&mut out);
+        out
+    }
+
+    fn json_capacity(&self) -> usize {
+        // Fixed parts (keys, literals) plus the strings, most of which need no escape.
+        64 * MODE_COUNT + 32 + self.goal.len() + self.error.as_ref().map_or(0, String::len)
+    }
+
+    /// Appends the C16/C17 line (without LF) to `out`.
+    pub fn write_json(&self, out: &mut String) {
+        out.push('{');
+        for ((key, _), value) in MODES.iter().zip(self.modes.iter()) {
+            push_json_string(out, key);
+            out.push_str(if *value { ": true, " } else { ": false, " });
+        }
+        out.push_str("\"goal\": ");
+        push_json_string(out, &self.goal);
+        out.push_str(", \"error\": ");
+        match &self.error {
+            Some(message) => push_json_string(out, message),
+            None => out.push_str("null"),
+        }
+        for ((key, _), source) in MODES.iter().zip(self.sources.iter()) {
+            out.push_str(", \"");
+            out.push_str(key);
+            out.push_str("_source\": ");
+            match source.as_str() {
+                Some(text) => push_json_string(out, text),
+                None => out.push_str("null"),
+            }
+        }
+        out.push('}');
+    }
+}
+
+/// C17: `json.dumps(ensure_ascii=False)`'s string form.
+pub fn push_json_string(out: &mut String, value: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let bytes = value.as_bytes();
+    let mut start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        // Only ASCII bytes are escaped, so every cut below is at a char boundary.
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&value[start..i]);
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&value[start..]);
+    out.push('"');
+}
+
+/// The mode index and value a token sets: `--name` is on, `--no-name` is off (C7).
+fn lookup_flag(token: &str) -> Option<(usize, bool)> {
+    let name = token.strip_prefix("--")?;
+    let (name, value) = match name.strip_prefix("no-") {
+        Some(rest) => (rest, false),
+        None => (name, true),
+    };
+    // A mode's dashed name never starts with "no-" (tools/generate.py checks), so this is unambiguous.
+    MODES
+        .iter()
+        .position(|(_, n)| *n == name)
+        .map(|index| (index, value))
+}
+
+fn unknown_flag(token: &str) -> String {
+    format!("Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.")
+}
+
+fn flag_with_value(flag: &str, token: &str) -> String {
+    format!("Flag '{flag}' takes no value (got '{token}').")
+}
+
+fn conflict(index: usize) -> String {
+    let (key, name) = MODES[index];
+    format!("Conflicting flags for {key}: both --{name} and --no-{name} passed.")
+}
+
+/// C6: `text` without leading and trailing whitespace.
+pub fn trim_whitespace(text: &str) -> &str {
+    // Whitespace is ASCII, so the cut points are char boundaries.
+    text.trim_matches(|c: char| c.is_ascii() && is_whitespace(c as u8))
+}
+
+/// Parses ARGUMENTS (C5-C9) and resolves each mode against `defaults` (C15).
+pub fn parse(arguments: &str, defaults: &Defaults) -> ParseResult {
+    match parse_with(arguments, |index| {
+        Ok::<bool, std::convert::Infallible>(defaults.is_on(index))
+    }) {
+        Ok(result) => result,
+        Err(never) => match never {},
+    }
+}
+
+/// [`parse`] with the defaults asked lazily: `default_on(index)` is called only
+/// for a mode that no flag set, after a clean parse, in [`MODES`] order (the
+/// reference asks its Mapping the same way; a front end may pass its errors on).
+pub fn parse_with<E>(
+    arguments: &str,
+    mut default_on: impl FnMut(usize) -> Result<bool, E>,
+) -> Result<ParseResult, E> {
+    let text = trim_whitespace(arguments);
+    let bytes = text.as_bytes();
+    let mut flags: [Option<bool>; MODE_COUNT] = [None; MODE_COUNT];
+    let mut pos = 0;
+    while bytes[pos..].starts_with(b"--") {
+        // C7: the token is the longest prefix without whitespace.
+        let end = bytes[pos..]
+            .iter()
+            .position(|&b| is_whitespace(b))
+            .map_or(bytes.len(), |n| pos + n);
+        let token = &text[pos..end];
+        pos = end;
+        while pos < bytes.len() && is_whitespace(bytes[pos]) {
+            pos += 1;
+        }
+        if token == "--" {
+            break; // end of options: the rest is the goal
+        }
+        match lookup_flag(token) {
+            Some((index, value)) => {
+                if flags[index].is_some_and(|seen| seen != value) {
+                    return Ok(ParseResult::from_error(conflict(index))); // E3
+                }
+                flags[index] = Some(value);
+            }
+            None => {
+                let message = match token.find('=') {
+                    Some(equals) if lookup_flag(&token[..equals]).is_some() => {
+                        flag_with_value(&token[..equals], token) // E2
+                    }
+                    _ => unknown_flag(token), // E1
+                };
+                return Ok(ParseResult::from_error(message));
+            }
+        }
+    }
+
+    let mut result = ParseResult {
+        modes: [false; MODE_COUNT],
+        sources: [Source::Unset; MODE_COUNT],
+        goal: text[pos..].to_owned(),
+        error: None,
+    };
+    for (index, flag) in flags.iter().enumerate() {
+        // C15
+        if let Some(value) = flag {
+            result.modes[index] = *value;
+            result.sources[index] = Source::Flag;
+        } else if default_on(index)? {
+            result.modes[index] = true;
+            result.sources[index] = Source::Config;
+        }
+    }
+    Ok(result)
+}
+
+/// [`parse`] on bytes: text that is not valid UTF-8 (RFC 3629) is E4 (C10).
+pub fn parse_bytes(arguments: &[u8], defaults: &Defaults) -> ParseResult {
+    match std::str::from_utf8(arguments) {
+        Ok(text) => parse(text, defaults),
+        Err(_) => ParseResult::from_error(E4.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(arguments: &str) -> String {
+        parse(arguments, &Defaults::NONE).to_json()
+    }
+
+    #[test]
+    fn whitespace_is_exactly_six_bytes() {
+        let ws: Vec<u8> = (0..=255u8).filter(|b| is_whitespace(*b)).collect();
+        assert_eq!(ws, b"\t\n\x0b\x0c\r ");
+    }
+
+    #[test]
+    fn vertical_tab_separates_and_trims() {
+        let result = parse("\x0b--autonomous\x0bgo\x0b", &Defaults::NONE);
+        assert_eq!(result.goal, "go");
+        assert_eq!(result.mode("autonomous"), Some(true));
+    }
+
+    #[test]
+    fn unicode_spaces_are_not_whitespace() {
+        let result = parse("--autonomous\u{a0}x", &Defaults::NONE);
+        assert_eq!(
+            result.error.as_deref(),
+            Some(unknown_flag("--autonomous\u{a0}x").as_str())
+        );
+        assert_eq!(
+            parse("\u{3000}go\u{2028}", &Defaults::NONE).goal,
+            "\u{3000}go\u{2028}"
+        );
+    }
+
+    #[test]
+    fn first_error_wins() {
+        let e1 = parse("--foo --autonomous=1", &Defaults::NONE);
+        assert_eq!(e1.error.unwrap(), unknown_flag("--foo"));
+        let e2 = parse("--autonomous=1 --foo", &Defaults::NONE);
+        assert_eq!(
+            e2.error.unwrap(),
+            flag_with_value("--autonomous", "--autonomous=1")
+        );
+        let e3 = parse("--autonomous --no-autonomous --foo", &Defaults::NONE);
+        assert_eq!(
+            e3.error.unwrap(),
+            "Conflicting flags for autonomous: both --autonomous and --no-autonomous passed."
+        );
+    }
+
+    #[test]
+    fn e2_uses_the_text_before_the_first_equals() {
+        let result = parse("--no-quality-locked=a=b", &Defaults::NONE);
+        assert_eq!(
+            result.error.unwrap(),
+            "Flag '--no-quality-locked' takes no value (got '--no-quality-locked=a=b')."
+        );
+        assert_eq!(
+            parse("--=x", &Defaults::NONE).error.unwrap(),
+            unknown_flag("--=x")
+        );
+    }
+
+    #[test]
+    fn resolution_against_defaults() {
+        let mut defaults = Defaults::NONE;
+        defaults.set(0);
+        let result = parse("--no-autonomous go", &defaults);
+        assert_eq!(result.modes, [true, false]);
+        assert_eq!(result.sources, [Source::Config, Source::Flag]);
+        let negative = parse("--no-quality-locked go", &defaults);
+        assert_eq!(
+            (negative.modes[0], negative.sources[0]),
+            (false, Source::Flag)
+        );
+        let error = parse("--bad", &defaults);
+        assert_eq!(
+            error.sources,
+            [Source::Unset; MODE_COUNT],
+            "C18 hides the config"
+        );
+    }
+
+    #[test]
+    fn defaults_are_asked_only_for_unflagged_modes() {
+        let mut asked = Vec::new();
+        let result = parse_with("--quality-locked go", |index| {
+            asked.push(index);
+            Ok::<bool, ()>(true)
+        });
+        assert_eq!(asked, [1]);
+        assert_eq!(result.unwrap().sources, [Source::Flag, Source::Config]);
+        let mut asked_on_error = 0;
+        let _ = parse_with("--nope", |_| {
+            asked_on_error += 1;
+            Ok::<bool, ()>(true)
+        });
+        assert_eq!(asked_on_error, 0);
+    }
+
+    #[test]
+    fn end_of_options_keeps_the_rest() {
+        let result = parse("--autonomous -- --quality-locked  x ", &Defaults::NONE);
+        assert_eq!(result.goal, "--quality-locked  x");
+        assert_eq!(result.modes, [false, true]);
+        assert_eq!(parse("--", &Defaults::NONE).goal, "");
+        assert_eq!(
+            parse("---", &Defaults::NONE).error.unwrap(),
+            unknown_flag("---")
+        );
+    }
+
+    #[test]
+    fn json_line_matches_the_contract_example() {
+        assert_eq!(
+            json("--autonomous Ship dark mode"),
+            "{\"quality_locked\": false, \"autonomous\": true, \"goal\": \"Ship dark mode\", \"error\": null, \
+             \"quality_locked_source\": null, \"autonomous_source\": \"flag\"}"
+        );
+    }
+
+    #[test]
+    fn json_escapes_are_exactly_c17() {
+        let mut out = String::new();
+        push_json_string(
+            &mut out,
+            "\"\\\u{8}\t\n\u{c}\r\u{0}\u{1f}\u{7f}\u{2028}\u{1f600}é/",
+        );
+        assert_eq!(
+            out,
+            "\"\\\"\\\\\\b\\t\\n\\f\\r\\u0000\\u001f\u{7f}\u{2028}\u{1f600}é/\""
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_bytes_are_e4() {
+        for bad in [
+            &b"\xc0\xaf"[..],
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"go \xe9",
+            b"\xe2\x82",
+        ] {
+            assert_eq!(parse_bytes(bad, &Defaults::NONE).error.as_deref(), Some(E4));
+        }
+        assert_eq!(
+            parse_bytes("\u{10ffff}".as_bytes(), &Defaults::NONE).goal,
+            "\u{10ffff}"
+        );
+    }
+
+    #[test]
+    fn nul_is_an_ordinary_character_in_the_library() {
+        let result = parse("--autonomous a\0b", &Defaults::NONE);
+        assert_eq!(result.goal, "a\0b");
+        assert!(result.to_json().contains("a\\u0000b"));
+    }
+
+    #[test]
+    fn ten_thousand_flags_parse_in_linear_time() {
+        // C21: a 128 KiB ARGUMENTS; a quadratic scan would take seconds.
+        let mut text = "--autonomous ".repeat(10_000);
+        text.push_str("goal");
+        let start = std::time::Instant::now();
+        for _ in 0..10 {
+            assert_eq!(parse(&text, &Defaults::NONE).goal, "goal");
+        }
+        assert!(start.elapsed().as_secs() < 10);
+    }
+}

@@ -1,0 +1,9 @@
+// The flag vocabulary: generated from spec/flags.toml by tools/generate.py (make generate); do not edit.
+
+/// (mode key, dashed flag name), in contract order.
+pub const MODES: [(&str, &str); 2] = [
+    ("quality_locked", "quality-locked"),
+    ("autonomous", "autonomous"),
+];
+/// The list in the E1 message.
+pub const SUPPORTED_FLAGS: &str = "--quality-locked, --autonomous";

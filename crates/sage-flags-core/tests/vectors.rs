@@ -1,0 +1,192 @@
+//! Every vector in parity/vectors/*.json, in-process through `cli::run` (the argv
+//! front end every Rust command line shares). The format is parity/vectors.py's.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sage_flags_core::cli::{self, USAGE_ERROR};
+use serde_json::Value;
+
+const CONFIG_PLACEHOLDER: &[u8] = b"{config}";
+
+fn vector_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../parity/vectors")
+}
+
+/// A byte field: a JSON string (its UTF-8 bytes) or `{"hex": "..."}`.
+fn to_bytes(value: &Value) -> Vec<u8> {
+    match value {
+        Value::String(text) => text.as_bytes().to_vec(),
+        Value::Object(map) => {
+            let hex = map["hex"].as_str().expect("hex field");
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit"))
+                .collect()
+        }
+        other => panic!("not a byte field: {other}"),
+    }
+}
+
+fn mkfifo(path: &Path) {
+    // The crate forbids unsafe code, so the FIFO comes from mkfifo(1), not libc.
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// parity/vectors.py make_config: the config file (or non-file) a vector describes.
+fn make_config(spec: &Value, workdir: &Path) -> PathBuf {
+    use std::os::unix::fs::symlink;
+    let path = workdir.join("config.yaml");
+    let field = |name: &str| spec.get(name).map(to_bytes).unwrap_or_default();
+    let repeat = spec.get("repeat").and_then(Value::as_u64).unwrap_or(1) as usize;
+    let mut content = field("content").repeat(repeat);
+    content.extend(field("append"));
+    match spec["type"].as_str().expect("config type") {
+        "file" => fs::write(&path, content).unwrap(),
+        "missing" => {}
+        "directory" => fs::create_dir(&path).unwrap(),
+        "fifo" => mkfifo(&path),
+        "dangling-symlink" => symlink(workdir.join("no-such-target.yaml"), &path).unwrap(),
+        "loop-symlink" => {
+            symlink(workdir.join("loop.yaml"), &path).unwrap();
+            symlink(&path, workdir.join("loop.yaml")).unwrap();
+        }
+        "symlink" => {
+            fs::write(workdir.join("target.yaml"), content).unwrap();
+            symlink(workdir.join("target.yaml"), &path).unwrap();
+        }
+        "symlink-to-fifo" => {
+            mkfifo(&workdir.join("target.fifo"));
+            symlink(workdir.join("target.fifo"), &path).unwrap();
+        }
+        other => panic!("unknown config type {other:?}"),
+    }
+    path
+}
+
+fn replace_placeholder(item: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(item.len() + path.len());
+    let mut rest = item;
+    while let Some(at) = rest
+        .windows(CONFIG_PLACEHOLDER.len())
+        .position(|w| w == CONFIG_PLACEHOLDER)
+    {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(path);
+        rest = &rest[at + CONFIG_PLACEHOLDER.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new(name: &str) -> WorkDir {
+        let path =
+            std::env::temp_dir().join(format!("sage-flags-core-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path).unwrap();
+        WorkDir(path)
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs one vector; returns a description of the difference, if any.
+fn check(name: &str, data: &Value) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let workdir = WorkDir::new(name);
+    let config = data
+        .get("config")
+        .filter(|c| !c.is_null())
+        .map(|spec| make_config(spec, &workdir.0));
+    let command = data
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("parse");
+    let mut argv = vec![command.as_bytes().to_vec()];
+    for item in data["argv"].as_array().expect("argv list") {
+        let item = to_bytes(item);
+        argv.push(match &config {
+            Some(path) => replace_placeholder(&item, path.as_os_str().as_bytes()),
+            None => item,
+        });
+    }
+    let stdin = data.get("stdin").map(to_bytes).unwrap_or_default();
+    let output = cli::run(&argv, &mut &stdin[..]);
+    let want_stdout = data["stdout"].as_str().expect("stdout");
+    let want_status = data["status"].as_i64().expect("status") as i32;
+    if output.stdout != want_stdout.as_bytes() {
+        return Some(format!(
+            "{name}: stdout\n  got  {:?}\n  want {want_stdout:?}",
+            String::from_utf8_lossy(&output.stdout)
+        ));
+    }
+    if output.status != want_status {
+        return Some(format!(
+            "{name}: status {} instead of {want_status}",
+            output.status
+        ));
+    }
+    let stderr_ok = if want_status == USAGE_ERROR {
+        output.stderr.ends_with(b"\n") && output.stderr.iter().filter(|&&b| b == b'\n').count() == 1
+    } else {
+        output.stderr.is_empty()
+    };
+    (!stderr_ok).then(|| {
+        format!(
+            "{name}: stderr {:?}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+#[test]
+fn every_vector_in_process() {
+    let mut paths: Vec<PathBuf> = fs::read_dir(vector_dir())
+        .expect("parity/vectors exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    let mut failures = Vec::new();
+    let mut commands = std::collections::BTreeMap::new();
+    for path in &paths {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let data: Value =
+            serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
+        // `env` vectors run too: no environment variable can reach the in-process core.
+        let command = data
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("parse")
+            .to_owned();
+        // Other subcommands (e.g. the CLI's `announce`) belong to other front ends, not to the core.
+        if command == "parse" || command == "batch" {
+            failures.extend(check(&name, &data));
+        }
+        *commands.entry(command).or_insert(0) += 1;
+    }
+    assert!(paths.len() >= 200, "only {} vectors found", paths.len());
+    assert!(
+        commands.get("parse").copied().unwrap_or(0) >= 150 && commands.contains_key("batch"),
+        "{commands:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors fail:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
+}
