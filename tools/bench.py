@@ -1,0 +1,1028 @@
+"""make bench: every layer's speed and scaling, side by side, in one run.
+
+    .venv/bin/python tools/bench.py                 # writes docs/PERFORMANCE.md and docs/performance.json
+    .venv/bin/python tools/bench.py --quick         # a few runs per cell, for trying the harness out
+    .venv/bin/python tools/bench.py --out-dir DIR   # write the two files somewhere else
+
+Four parts (issue 6):
+1. cold start of one ``parse`` with a small config, per layer, against the bare runtime it needs;
+2. in-process microseconds per ``parse() + to_json()``, pure-Python reference against the native core;
+3. scaling (C21): ARGUMENTS of 1 KiB, 16 KiB, 128 KiB (words only, and flags) and configs of
+   1 KiB, 1 MiB, 10 MiB, with the growth factor that makes a quadratic path visible;
+4. batch throughput (C22) on a corpus of 10,000 realistic records.
+
+Whole processes are timed by hyperfine (-N, no shell, except for batch, whose stdin redirection
+needs one); in-process calls by timeit. Every comparison is measured in one interleaved run:
+the commands of a group take turns, one hyperfine call of a few runs each, in ABBA order, so
+machine noise hits every member alike. The layers and their command lines come from
+parity/layers.py (one source of truth); a layer whose code is not in the checkout is reported
+as "not present". Before a command is timed its output is checked byte for byte against the
+pure-Python reference: a timing of a wrong answer is no timing.
+
+The notes section at the end of docs/PERFORMANCE.md (from NOTES_HEADING on) is written by
+hand and kept when the file is regenerated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "python"))  # when run outside the venv's editable install
+
+from sage_flags import reference  # noqa: E402
+
+from parity.layers import Layer, all_layers  # noqa: E402
+
+PYTHON = sys.executable
+BASH = shutil.which("bash") or "/bin/bash"
+EMPTY_MODULE = "sage_flags_bench_empty"
+NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"
+
+# Every layer the project means to have, in table order; parity/layers.py says which exist.
+EXPECTED_LAYERS = ["cli-pure", "cli-native", "module-pure", "module-native", "compat-pure", "compat-native", "bash"]
+LAYER_COMMANDS = {
+    "cli-pure": "sage-flags parse (SAGE_FLAGS_BACKEND=python)",
+    "cli-native": "sage-flags parse (SAGE_FLAGS_BACKEND=native)",
+    "module-pure": "python -m sage_flags parse (python)",
+    "module-native": "python -m sage_flags parse (native)",
+    "compat-pure": "cd sage && python -m core.flag_parser parse (python)",
+    "compat-native": "cd sage && python -m core.flag_parser parse (native)",
+    "bash": "bash sage/core/flag_parser/parse.sh",
+}
+# Pure/native pairs compared head to head (target: native within 5% of pure).
+BACKEND_PAIRS = [("cli-pure", "cli-native"), ("module-pure", "module-native"), ("compat-pure", "compat-native")]
+
+# Targets, as issue 6 (and issues 3 and 4) state them.
+PYTHON_START_TARGET = 1.15  # x bare `python -c pass`
+BASH_START_TARGET = 1.5  # x bare `bash -c :`
+NATIVE_START_TARGET = 1.05  # native cold start / pure cold start
+NATIVE_SPEEDUP_TARGET = 10.0  # in-process, typical input
+BIG_FLAGS_LIMIT_S = 1.0  # 128 KiB with 10,000 flags, every layer
+BASH_BATCH_TARGET = 5_000  # records/s
+NATIVE_BATCH_TARGET = 100_000  # records/s
+# A growth at most this many times the linear expectation counts as linear (a quadratic
+# path from 16 KiB to 128 KiB grows 64/8.5 = 7.5 times faster than linear).
+LINEAR_SLACK = 2.0
+
+# Inputs. Linux passes one argv item of at most MAX_ARG_STRLEN = 131072 bytes (NUL included);
+# hyperfine receives the whole command line as one item, so the 128 KiB inputs stay ~1 KiB under.
+MAX_ARG_STRLEN = 131072
+KIB = 1024
+TYPICAL = "--quality-locked --autonomous Ship dark mode on the settings page"
+SMALL_CONFIG = b"# .sage/config.yaml\nproject: shop\nquality_locked: true\nautonomous: false\nmodel: default\n"
+ARG_SIZES = [("1 KiB", 1 * KIB), ("16 KiB", 16 * KIB), ("128 KiB", 130_000)]
+FLAG_COUNTS = [("1 KiB", 78), ("16 KiB", 1_260), ("128 KiB", 10_000)]  # 13 bytes a flag
+CONFIG_SIZES = [("1 KiB", KIB), ("1 MiB", KIB * KIB), ("10 MiB", 10 * KIB * KIB)]
+BATCH_RECORDS = 10_000
+WORDS = (
+    "ship dark mode on the settings page fix login bug Safari refactor payment module naïve café "
+    '"quoted" path\\to\\file 日本語 emoji🚀 tab\tinside line\nbreak and keep the tests green'
+).split(" ")
+
+# Runs: medians of at least 20 runs per cell; a whole-process cell whose single run takes
+# longer than SLOW_RUN_S gets fewer runs (at least MIN_SLOW_RUNS), said in the table.
+RUNS = 21
+SLOW_RUN_S = 1.5
+MIN_SLOW_RUNS = 5
+TIMEOUT_S = 30.0  # a layer slower than this on one input is reported as a timeout, not waited for
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def words_text(size: int) -> str:
+    """Words only (no flag), at most ``size`` UTF-8 bytes, with characters JSON must escape."""
+    rng = random.Random(size)
+    parts: List[str] = []
+    total = -1
+    while True:
+        word = rng.choice(WORDS)
+        cost = len(word.encode("utf-8")) + 1
+        if total + cost > size:
+            break
+        parts.append(word)
+        total += cost
+    return " ".join(parts)
+
+
+def flags_text(count: int) -> str:
+    """``count`` flags (all valid, the shortest one repeated: 10,000 fit in 128 KiB), then a goal."""
+    return " ".join(["--quality-locked"] + ["--autonomous"] * (count - 1) + ["Ship it"])
+
+
+def mixed_text(size: int) -> str:
+    """A few flags and a goal of about ``size`` bytes: the in-process "16 KiB input"."""
+    return "--quality-locked --autonomous " + words_text(size - 30)
+
+
+def config_bytes(size: int) -> bytes:
+    """A YAML-ish config of about ``size`` bytes whose last line turns a default on (so all of it is read)."""
+    lines = []
+    total = 0
+    tail = b"quality_locked: true\n"
+    i = 0
+    while total + len(tail) < size:
+        line = (b"setting_%07d: value %d  # a comment, quality_locked: true is not this\n" % (i, i * 7))[
+            : size - total - len(tail)
+        ]
+        if not line.endswith(b"\n"):
+            line = line[:-1] + b"\n"
+        lines.append(line)
+        total += len(line)
+        i += 1
+    return b"".join(lines) + tail
+
+
+def batch_corpus(count: int) -> List[str]:
+    """Realistic records: what users type after a slash command, a few mistakes included."""
+    rng = random.Random(22)
+    goals = [
+        "Ship dark mode",
+        "Fix the login bug on Safari 17",
+        "Refactor the payment module to use the new API",
+        "Add a --verbose option to the export command",
+        'Rename "userId" to "accountId" everywhere',
+        "Übersetze die Hilfeseite ins Deutsche",
+        "修复登录页面的错误",
+        "Make the build green again 🚀",
+        "Write tests for C:\\Users\\path handling",
+        "Update README\n\nAlso mention the new flags",
+        "Investigate\tflaky test in ci",
+        "",
+    ]
+    flag_sets = [[], [], ["--quality-locked"], ["--autonomous"], ["--quality-locked", "--autonomous"]]
+    flag_sets += [["--no-quality-locked"], ["--autonomous", "--autonomous"], ["--no-autonomous"], ["--"]]
+    mistakes = ["--quality-lock", "--autonomous=true", "--quality-locked --no-quality-locked", "-- verbose"]
+    records = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.03:
+            record = rng.choice(mistakes) + " " + rng.choice(goals)
+        else:
+            record = " ".join([*rng.choice(flag_sets), rng.choice(goals)])
+            if roll > 0.9:
+                record = "  " + record + " \n"
+        records.append(record)
+    return records
+
+
+def expected_line(arguments: str, config: Optional[Path]) -> bytes:
+    defaults = reference.load_defaults(config) if config else None
+    return reference.parse(arguments, defaults).to_json().encode("utf-8") + b"\n"
+
+
+# ---------------------------------------------------------------- whole processes
+
+
+@dataclass
+class Command:
+    """One whole-process invocation: what hyperfine runs."""
+
+    label: str
+    argv: List[str]
+    env: Dict[str, str] = field(default_factory=dict)
+    cwd: Optional[Path] = None
+    stdin: Optional[Path] = None  # needs a shell for the redirection
+    expected: Optional[bytes] = None  # stdout that the check before timing demands
+    ok_statuses: Tuple[int, ...] = (0,)
+
+    def shell_line(self) -> str:
+        line = " ".join(shlex.quote(a) for a in self.argv)
+        if self.stdin is not None:
+            line = "exec %s < %s" % (line, shlex.quote(str(self.stdin)))
+        return line
+
+    def full_env(self) -> Dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.env)
+        return env
+
+    def describe(self) -> Dict[str, Any]:
+        shown = [a if len(a) <= 120 else a[:60] + "...(%d bytes)" % len(a.encode("utf-8")) for a in self.argv]
+        return {"argv": shown, "env": self.env, "cwd": str(self.cwd) if self.cwd else None, "stdin": str(self.stdin)}
+
+
+@dataclass
+class Sample:
+    """The timings of one command (seconds), or why there are none."""
+
+    times: List[float] = field(default_factory=list)
+    problem: Optional[str] = None  # "wrong output", "timeout", ...
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    def summary(self) -> Dict[str, Any]:
+        if self.problem:
+            return {"problem": self.problem}
+        return {
+            "n": len(self.times),
+            "median": self.median,
+            "min": min(self.times),
+            "max": max(self.times),
+            "times": self.times,
+        }
+
+
+def check_output(command: Command) -> Tuple[Optional[str], float]:
+    """Run once, untimed by hyperfine: (problem or None, wall seconds)."""
+    started = time.perf_counter()
+    try:
+        stdin = command.stdin.open("rb") if command.stdin else subprocess.DEVNULL
+        try:
+            done = subprocess.run(
+                command.argv,
+                stdin=stdin,
+                capture_output=True,
+                env=command.full_env(),
+                cwd=command.cwd,
+                timeout=TIMEOUT_S,
+            )
+        finally:
+            if command.stdin:
+                stdin.close()
+    except subprocess.TimeoutExpired:
+        return "timeout (> %g s)" % TIMEOUT_S, TIMEOUT_S
+    elapsed = time.perf_counter() - started
+    if done.returncode not in command.ok_statuses:
+        return "exit status %d: %s" % (done.returncode, done.stderr.decode("utf-8", "replace")[:200]), elapsed
+    if command.expected is not None and done.stdout != command.expected:
+        return "wrong output (differs from the pure-Python reference)", elapsed
+    return None, elapsed
+
+
+def hyperfine(command: Command, runs: int, warmup: int) -> List[float]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        options = ["--runs", str(runs), "--warmup", str(warmup), "--style", "none", "--export-json", export.name]
+        if command.stdin is None:
+            options.append("-N")  # no shell: nothing to subtract, nothing to distort
+        if command.ok_statuses != (0,):
+            options.append("--ignore-failure")  # batch exits 1 when a record is a mistake (C22)
+        subprocess.run(
+            ["hyperfine", *options, command.shell_line()],
+            env=command.full_env(),
+            cwd=command.cwd,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        return json.load(open(export.name))["results"][0]["times"]
+
+
+def measure_group(commands: Sequence[Command], runs: int, per_call: int = 1) -> List[Sample]:
+    """Time the commands interleaved: rounds of ``per_call`` runs each, ABBA order."""
+    samples = [Sample() for _ in commands]
+    live = []
+    slowest = 0.0
+    for sample, command in zip(samples, commands):
+        sample.problem, elapsed = check_output(command)
+        if sample.problem is None:
+            live.append((sample, command))
+            slowest = max(slowest, elapsed)
+    if slowest > SLOW_RUN_S:  # keep `make bench` within its 10 minutes
+        runs = max(MIN_SLOW_RUNS, min(runs, int(30 / slowest)))
+    rounds = -(-runs // per_call)
+    for round_no in range(rounds):
+        order = live if round_no % 2 == 0 else live[::-1]
+        for sample, command in order:
+            sample.times += hyperfine(command, per_call, warmup=1 if round_no == 0 else 0)
+    return samples
+
+
+# ---------------------------------------------------------------- in-process
+
+
+def time_in_process(calls: Dict[str, Callable[[], object]], runs: int, target_s: float = 0.01) -> Dict[str, Sample]:
+    """Seconds per call, interleaved: ``runs`` repeats of each call's loop, ABBA order."""
+    timers = {name: timeit.Timer(call) for name, call in calls.items()}
+    loops = {}
+    for name, timer in timers.items():
+        number, _ = timer.autorange()  # >= 0.2 s, warms the caches
+        per_call = timer.timeit(number) / number
+        loops[name] = max(1, int(target_s / per_call))
+    samples = {name: Sample() for name in calls}
+    names = list(calls)
+    for round_no in range(runs):
+        for name in names if round_no % 2 == 0 else names[::-1]:
+            samples[name].times.append(timers[name].timeit(loops[name]) / loops[name])
+    return samples
+
+
+def native_module() -> Optional[Any]:
+    try:
+        from sage_flags import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _native
+
+
+# ---------------------------------------------------------------- the bench
+
+
+class Bench:
+    def __init__(self, runs: int, workdir: Path) -> None:
+        self.runs = runs
+        self.workdir = workdir
+        self.layers: Dict[str, Layer] = {layer.name: layer for layer in all_layers()}
+        self.small_config = self.write("small-config.yaml", SMALL_CONFIG)
+        self.write(EMPTY_MODULE + ".py", b"")
+        self.results: Dict[str, Any] = {}
+
+    def write(self, name: str, data: bytes) -> Path:
+        path = self.workdir / name
+        path.write_bytes(data)
+        return path
+
+    def bare_for(self, layer: Layer) -> Command:
+        """The bare runtime a layer cannot start without: bash, or the same Python interpreter."""
+        program = layer.commands["parse"][0]
+        if Path(program).name == "bash":
+            return Command("bash -c :", [BASH, "-c", ":"], cwd=layer.cwd)
+        return Command("python -c pass", [PYTHON, "-c", "pass"], cwd=layer.cwd)
+
+    def parse_command(self, name: str, arguments: str, config: Optional[Path]) -> Command:
+        layer = self.layers[name]
+        args = [arguments] + (["--config-path", str(config)] if config else [])
+        argv = [str(a) for a in layer.commands["parse"]] + args
+        if argv[0] == "bash":
+            argv[0] = BASH
+        line_length = len(" ".join(shlex.quote(a) for a in argv).encode("utf-8"))
+        assert line_length < MAX_ARG_STRLEN, "%s: command line of %d bytes" % (name, line_length)
+        return Command(name, argv, dict(layer.env), layer.cwd, expected=expected_line(arguments, config))
+
+    def present(self) -> List[str]:
+        return [name for name in EXPECTED_LAYERS if name in self.layers] + [
+            name for name in self.layers if name not in EXPECTED_LAYERS
+        ]
+
+    # 1. cold start
+    def cold_start(self) -> None:
+        out: Dict[str, Any] = {}
+        for name in self.present():
+            layer = self.layers[name]
+            if "parse" not in layer.commands:
+                continue
+            entry, bare = self.parse_command(name, TYPICAL, self.small_config), self.bare_for(layer)
+            commands = [entry, bare]
+            if "-m" in layer.commands["parse"]:
+                # What any `python -m` costs (runpy and importlib.util come with it), for the notes.
+                commands.append(Command("python -m (empty module)", [PYTHON, "-m", EMPTY_MODULE], cwd=self.workdir))
+            samples = measure_group(commands, self.runs)
+            entry_sample, bare_sample = samples[0], samples[1]
+            out[name] = {
+                "command": entry.describe(),
+                "bare": bare.describe(),
+                "entry": entry_sample.summary(),
+                "bare_runtime": bare_sample.summary(),
+                "ratio": ratio(entry_sample, bare_sample),
+            }
+            if len(samples) > 2:
+                out[name]["python_m_empty"] = samples[2].summary()
+                out[name]["python_m_empty_ratio"] = ratio(samples[2], bare_sample)
+            log("cold start %-14s %s" % (name, fmt_ratio(out[name]["ratio"])))
+        pairs = {}
+        for pure, native in BACKEND_PAIRS:
+            if pure in self.layers and native in self.layers:
+                commands = [self.parse_command(n, TYPICAL, self.small_config) for n in (pure, native)]
+                pure_sample, native_sample = measure_group(commands, self.runs)
+                pairs["%s/%s" % (native, pure)] = {
+                    "pure": pure_sample.summary(),
+                    "native": native_sample.summary(),
+                    "ratio": ratio(native_sample, pure_sample),
+                }
+                log("cold start %s/%s %s" % (native, pure, fmt_ratio(pairs["%s/%s" % (native, pure)]["ratio"])))
+        self.results["cold_start"] = {"layers": out, "native_vs_pure": pairs, "arguments": TYPICAL}
+
+    # 2. in-process
+    def in_process(self) -> None:
+        native = native_module()
+        backends = {"pure": reference} if native is None else {"pure": reference, "native": native}
+        inputs = [
+            ("typical", TYPICAL),
+            ("16 KiB (flags + text)", mixed_text(16 * KIB)),
+            ("128 KiB, 10,000 flags", flags_text(10_000)),
+        ]
+        inputs += [("words %s" % label, words_text(size)) for label, size in ARG_SIZES]
+        inputs += [("flags %s" % label, flags_text(count)) for label, count in FLAG_COUNTS[:2]]
+        out: Dict[str, Any] = {}
+        for label, text in inputs:
+            calls = {}
+            for backend_name, module in backends.items():
+                defaults = module.load_defaults(str(self.small_config))
+                expected = expected_line(text, self.small_config).decode("utf-8")[:-1]
+                assert module.parse(text, defaults).to_json() == expected, "%s: %s gives other bytes" % (
+                    label,
+                    backend_name,
+                )
+                calls[backend_name] = make_call(module, text, defaults)
+            samples = time_in_process(calls, self.runs)
+            row: Dict[str, Any] = {"bytes": len(text.encode("utf-8")), **{k: v.summary() for k, v in samples.items()}}
+            if "native" in samples:
+                row["speedup"] = ratio(samples["pure"], samples["native"])
+            out[label] = row
+            log("in-process %-24s %s" % (label, row.get("speedup", "")))
+        configs = {}
+        for label, size in CONFIG_SIZES:
+            path = self.write("config-%d.yaml" % size, config_bytes(size))
+            calls = {name: make_load(module, str(path)) for name, module in backends.items()}
+            samples = time_in_process(calls, self.runs, target_s=0.05)
+            configs[label] = {"bytes": size, **{k: v.summary() for k, v in samples.items()}}
+        self.results["in_process"] = {"parse_to_json": out, "load_defaults": configs, "native_present": bool(native)}
+
+    # 3. scaling
+    def scaling(self) -> None:
+        series: Dict[str, List[Tuple[str, str, Optional[Path]]]] = {
+            "words": [(label, words_text(size), None) for label, size in ARG_SIZES],
+            "flags": [(label, flags_text(count), None) for label, count in FLAG_COUNTS],
+            "config": [
+                (label, TYPICAL, self.write("config-%d.yaml" % size, config_bytes(size)))
+                for label, size in CONFIG_SIZES
+            ],
+        }
+        out: Dict[str, Any] = {}
+        for name in self.present():
+            if "parse" not in self.layers[name].commands:
+                continue
+            out[name] = {}
+            for series_name, points in series.items():
+                commands = [self.parse_command(name, text, config) for _, text, config in points]
+                samples = measure_group(commands, self.runs)
+                out[name][series_name] = {
+                    label: {"bytes": point_bytes(text, config), **sample.summary()}
+                    for (label, text, config), sample in zip(points, samples)
+                }
+                out[name][series_name]["growth"] = growth(out[name][series_name])
+                log("scaling %-14s %-7s %s" % (name, series_name, out[name][series_name]["growth"]))
+        self.results["scaling"] = out
+
+    # 4. batch
+    def batch(self) -> None:
+        records = batch_corpus(BATCH_RECORDS)
+        corpus = self.write("corpus.bin", b"".join(r.encode("utf-8") + b"\0" for r in records))
+        empty = self.write("empty.bin", b"")
+        defaults = reference.load_defaults(self.small_config)
+        expected = b"".join(reference.parse(r, defaults).to_json().encode("utf-8") + b"\n" for r in records)
+        out: Dict[str, Any] = {}
+        for name in self.present():
+            layer = self.layers[name]
+            if "batch" not in layer.commands:
+                continue
+            argv = [str(a) for a in layer.commands["batch"]] + ["--config-path", str(self.small_config)]
+            if argv[0] == "bash":
+                argv[0] = BASH
+            full = Command(name, argv, dict(layer.env), layer.cwd, corpus, expected, ok_statuses=(0, 1))
+            start_only = Command(name + " (no records)", argv, dict(layer.env), layer.cwd, empty, b"")
+            full_sample, empty_sample = measure_group([full, start_only], self.runs, per_call=3)
+            row: Dict[str, Any] = {
+                "records": len(records),
+                "corpus_bytes": corpus.stat().st_size,
+                "command": full.describe(),
+                "corpus": full_sample.summary(),
+                "no_records": empty_sample.summary(),
+            }
+            if not full_sample.problem:
+                row["records_per_s"] = len(records) / full_sample.median
+                if not empty_sample.problem and full_sample.median > empty_sample.median:
+                    row["steady_records_per_s"] = len(records) / (full_sample.median - empty_sample.median)
+            out[name] = row
+            log("batch %-14s %s" % (name, row.get("records_per_s", full_sample.problem)))
+        self.results["batch"] = out
+
+    # why: what each Python entry imports beyond the bare interpreter
+    def imports(self) -> None:
+        def imported(argv: List[str], env: Dict[str, str], cwd: Optional[Path]) -> Dict[str, Tuple[int, int]]:
+            full_env = dict(os.environ, **env)
+            done = subprocess.run([PYTHON, "-X", "importtime", *argv], capture_output=True, env=full_env, cwd=cwd)
+            found = {}
+            for line in done.stderr.decode("utf-8", "replace").splitlines():
+                if line.startswith("import time:") and "|" in line and "self [us]" not in line:
+                    self_us, cumulative_us, module = line[len("import time:") :].split("|")
+                    found[module.strip()] = (int(self_us), int(cumulative_us))
+            return found
+
+        bare = imported(["-c", "pass"], {}, None)
+        out = {}
+        for name in self.present():
+            argv = [str(a) for a in self.layers[name].commands.get("parse", [])]
+            if not argv or Path(argv[0]).name == "bash":
+                continue
+            if argv[0] != PYTHON:  # a console script: run its file with the same interpreter
+                argv = [PYTHON, *argv]
+            layer = self.layers[name]
+            extra = imported([*argv[1:], TYPICAL, "--config-path", str(self.small_config)], layer.env, layer.cwd)
+            out[name] = {
+                "bare_modules": len(bare),
+                "extra": {module: times for module, times in extra.items() if module not in bare},
+                "extra_self_us": sum(t[0] for m, t in extra.items() if m not in bare),
+            }
+        self.results["start_up_imports"] = out
+
+    def byte_compile(self) -> None:
+        """Write the .pyc files pip writes when it installs a wheel.
+
+        An editable install has none, and with PYTHONDONTWRITEBYTECODE set (as on this project's
+        machines) every start would compile the package from source again: that measures the
+        compiler, not the parser.
+        """
+        directories = [str(Path(reference.__file__).parent), str(ROOT / "sage" / "core")]
+        subprocess.run([PYTHON, "-m", "compileall", "-q", *directories], check=True, stdout=subprocess.DEVNULL)
+        self.results["byte_compiled"] = directories
+
+    def run_all(self) -> Dict[str, Any]:
+        started = time.time()
+        self.byte_compile()
+        self.results["machine"] = machine()
+        self.results["layers"] = {
+            name: ("present" if name in self.layers else "not present") for name in EXPECTED_LAYERS
+        }
+        self.results["runs_per_cell"] = self.runs
+        for part in (self.cold_start, self.in_process, self.scaling, self.batch, self.imports):
+            part()
+        self.results["bench_seconds"] = round(time.time() - started, 1)
+        return self.results
+
+
+def make_call(module: Any, text: str, defaults: Any) -> Callable[[], object]:
+    parse = module.parse
+    return lambda: parse(text, defaults).to_json()
+
+
+def make_load(module: Any, path: str) -> Callable[[], object]:
+    load_defaults = module.load_defaults
+    return lambda: load_defaults(path)
+
+
+def point_bytes(text: str, config: Optional[Path]) -> int:
+    return config.stat().st_size if config else len(text.encode("utf-8"))
+
+
+def ratio(numerator: Sample, denominator: Sample) -> Optional[float]:
+    if numerator.problem or denominator.problem:
+        return None
+    return numerator.median / denominator.median
+
+
+def growth(points: Dict[str, Any]) -> Dict[str, Any]:
+    """Growth of the input-dependent cost from the middle to the largest point, against linear.
+
+    Cost above the smallest point: d_mid = t(mid) - t(small), d_big = t(big) - t(small).
+    Linear cost gives d_big / d_mid = (big - small) / (mid - small) (8.5 for 1/16/128 KiB, 10.0 for
+    1 KiB/1 MiB/10 MiB); quadratic cost gives about that squared. d_mid below the noise floor
+    (the spread of the small point's runs, at least 1 ms) is replaced by the floor.
+    """
+    small, mid, big = (points[k] for k in list(points)[:3])
+    if any("problem" in p for p in (small, mid, big)):
+        return {"verdict": "not measured"}
+    linear = (big["bytes"] - small["bytes"]) / (mid["bytes"] - small["bytes"])
+    floor = max(1e-3, small["max"] - small["min"])
+    d_mid, d_big = mid["median"] - small["median"], big["median"] - small["median"]
+    factor = d_big / max(d_mid, floor)
+    verdict = "linear" if d_big <= floor or factor <= LINEAR_SLACK * linear else "SUPERLINEAR"
+    return {"linear_factor": linear, "factor": factor, "noise_floor": floor, "verdict": verdict}
+
+
+def machine() -> Dict[str, str]:
+    def first(command: List[str]) -> str:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return "not installed"
+        return (done.stdout or done.stderr).strip().splitlines()[0] if (done.stdout or done.stderr) else "?"
+
+    cpu = "?"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    memory = "?"
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            memory = "%.1f GiB" % (int(line.split()[1]) / KIB / KIB)
+    distro = "?"
+    if Path("/etc/os-release").exists():
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                distro = line.split("=", 1)[1].strip('"')
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": "%s, %d logical CPUs" % (cpu, os.cpu_count() or 0),
+        "memory": memory,
+        "os": "%s, Linux %s (%s)" % (distro, platform.release(), platform.machine()),
+        "python": "%s (%s)" % (platform.python_version(), PYTHON),
+        "bash": first([BASH, "--version"]),
+        "hyperfine": first(["hyperfine", "--version"]),
+        "rustc": first(["rustc", "--version"]),
+        "commit": first(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
+    }
+
+
+def log(message: str) -> None:
+    print("bench: " + message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the report
+
+
+def fmt_ratio(value: Optional[float]) -> str:
+    return "n/a" if value is None else "%.2fx" % value
+
+
+def fmt_time(summary: Dict[str, Any], unit: str = "ms") -> str:
+    """Median (min-max), in ms or µs."""
+    if "problem" in summary:
+        return summary["problem"]
+    scale, digits = (1e3, 1) if unit == "ms" else (1e6, 2)
+    if unit == "ms" and summary["median"] < 0.01:
+        digits = 2
+    if unit == "µs" and summary["median"] * scale >= 100:
+        digits = 0
+    text = "%.*f (%.*f–%.*f)" % (
+        digits,
+        summary["median"] * scale,
+        digits,
+        summary["min"] * scale,
+        digits,
+        summary["max"] * scale,
+    )
+    if summary["n"] < RUNS and summary["n"] < 20:
+        text += " n=%d" % summary["n"]
+    return text
+
+
+def verdict(passed: Optional[bool]) -> str:
+    return "not measured" if passed is None else ("PASS" if passed else "**MISS**")
+
+
+def render(results: Dict[str, Any], notes: str) -> str:
+    m = results["machine"]
+    lines = [
+        "# Performance",
+        "",
+        "Produced by `make bench` (tools/bench.py) on %s; do not edit the tables by hand." % m["date"],
+        "Raw numbers: [performance.json](performance.json).",
+        "",
+        "Machine: %s; %s RAM; %s. Python %s; %s; %s; %s. Commit %s; the bench took %s s."
+        % (
+            m["cpu"],
+            m["memory"],
+            m["os"],
+            m["python"],
+            m["bash"],
+            m["hyperfine"],
+            m["rustc"],
+            m["commit"],
+            results["bench_seconds"],
+        ),
+        "",
+        "Layers: "
+        + ", ".join("%s %s" % (name, state) for name, state in results["layers"].items())
+        + ". A layer that is not present is not measured; every other one is checked byte for byte against the"
+        " pure-Python reference before it is timed.",
+        "",
+    ]
+    lines += render_targets(results)
+    lines += render_cold_start(results)
+    lines += render_in_process(results)
+    lines += render_scaling(results)
+    lines += render_batch(results)
+    lines += render_imports(results)
+    lines += render_how(results)
+    lines += [notes.rstrip(), ""]
+    return "\n".join(lines)
+
+
+def render_targets(results: Dict[str, Any]) -> List[str]:
+    rows: List[Tuple[str, str, str, str]] = []
+    cold = results["cold_start"]["layers"]
+    for name in EXPECTED_LAYERS:
+        limit = BASH_START_TARGET if name == "bash" else PYTHON_START_TARGET
+        what = "1. cold start, %s vs bare %s" % (name, "bash" if name == "bash" else "python")
+        if name not in cold:
+            rows.append((what, "<= %.2fx" % limit, "not present", "not measured"))
+            continue
+        value = cold[name]["ratio"]
+        rows.append((what, "<= %.2fx" % limit, fmt_ratio(value), verdict(None if value is None else value <= limit)))
+    pair = results["cold_start"]["native_vs_pure"].get("cli-native/cli-pure")
+    value = pair["ratio"] if pair else None
+    rows.append(
+        (
+            "1. cold start, sage-flags parse native vs pure",
+            "<= %.2fx" % NATIVE_START_TARGET,
+            fmt_ratio(value) if pair else "native not present",
+            verdict(None if value is None else value <= NATIVE_START_TARGET),
+        )
+    )
+    typical = results["in_process"]["parse_to_json"]["typical"]
+    value = typical.get("speedup")
+    rows.append(
+        (
+            "2. in-process parse+to_json, native speed-up on typical input",
+            ">= %.0fx" % NATIVE_SPEEDUP_TARGET,
+            ("%.1fx" % value) if value else "native not present",
+            verdict(None if value is None else value >= NATIVE_SPEEDUP_TARGET),
+        )
+    )
+    scaling = results["scaling"]
+    for name in EXPECTED_LAYERS:
+        if name not in scaling:
+            rows.append(("3. scaling, %s" % name, "linear", "not present", "not measured"))
+            rows.append(("3. 128 KiB, 10,000 flags, %s" % name, "< 1 s", "not present", "not measured"))
+            continue
+        verdicts = {s: scaling[name][s]["growth"]["verdict"] for s in ("words", "flags", "config")}
+        bad = [s for s, v in verdicts.items() if v != "linear"]
+        rows.append(
+            (
+                "3. scaling, %s (words, flags, config)" % name,
+                "linear",
+                "linear" if not bad else "; ".join("%s %s" % (s, verdicts[s]) for s in bad),
+                verdict(not bad),
+            )
+        )
+        big = scaling[name]["flags"]["128 KiB"]
+        rows.append(
+            (
+                "3. 128 KiB, 10,000 flags, %s" % name,
+                "< %g s" % BIG_FLAGS_LIMIT_S,
+                fmt_time(big),
+                verdict(None if "problem" in big else big["median"] < BIG_FLAGS_LIMIT_S),
+            )
+        )
+    batch = results["batch"]
+    for name, limit in (("bash", BASH_BATCH_TARGET), ("cli-native", NATIVE_BATCH_TARGET)):
+        row = batch.get(name)
+        value = row.get("records_per_s") if row else None
+        rows.append(
+            (
+                "4. batch throughput, %s" % name,
+                ">= {:,} records/s".format(limit),
+                "not present"
+                if row is None
+                else ("{:,.0f} records/s".format(value) if value else row["corpus"]["problem"]),
+                verdict(None if value is None else value >= limit),
+            )
+        )
+    lines = ["## Targets", "", "| target | wanted | measured | result |", "|---|---|---|---|"]
+    lines += ["| %s | %s | %s | %s |" % row for row in rows]
+    return [*lines, ""]
+
+
+def render_cold_start(results: Dict[str, Any]) -> List[str]:
+    cold = results["cold_start"]
+    lines = [
+        "## 1. Cold start: one `parse` with a small config",
+        "",
+        "ARGUMENTS `%s`, a 5-line config. Milliseconds, median (min–max) of interleaved runs; the ratio is"
+        " entry / bare runtime, both measured in the same run." % cold["arguments"],
+        "",
+        "| layer | command | entry ms | bare runtime | bare ms | ratio | target | `python -m` empty module / bare |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in EXPECTED_LAYERS:
+        if name not in cold["layers"]:
+            lines.append("| %s | %s | not present | | | | | |" % (name, LAYER_COMMANDS[name]))
+            continue
+        row = cold["layers"][name]
+        limit = BASH_START_TARGET if name == "bash" else PYTHON_START_TARGET
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s | <= %.2fx %s | %s |"
+            % (
+                name,
+                LAYER_COMMANDS.get(name, name),
+                fmt_time(row["entry"]),
+                "bash -c :" if name == "bash" else "python -c pass",
+                fmt_time(row["bare_runtime"]),
+                fmt_ratio(row["ratio"]),
+                limit,
+                verdict(None if row["ratio"] is None else row["ratio"] <= limit),
+                fmt_ratio(row["python_m_empty_ratio"]) if "python_m_empty_ratio" in row else "",
+            )
+        )
+    lines += ["", "Native against pure, head to head (target for `sage-flags parse`: within 5%):", ""]
+    lines += ["| pair | pure ms | native ms | native / pure |", "|---|---|---|---|"]
+    if not cold["native_vs_pure"]:
+        lines.append("| native not present | | | |")
+    for pair, row in cold["native_vs_pure"].items():
+        lines.append(
+            "| %s | %s | %s | %s |" % (pair, fmt_time(row["pure"]), fmt_time(row["native"]), fmt_ratio(row["ratio"]))
+        )
+    return [*lines, ""]
+
+
+def render_in_process(results: Dict[str, Any]) -> List[str]:
+    part = results["in_process"]
+    lines = [
+        "## 2. In-process: µs per `parse(text, defaults).to_json()`",
+        "",
+        "timeit, median (min–max) of %d interleaved repeats, each a loop of about 10 ms; defaults loaded once."
+        % results["runs_per_cell"],
+        "",
+        "| input | bytes | pure µs | native µs | native speed-up |",
+        "|---|---|---|---|---|",
+    ]
+    for label, row in part["parse_to_json"].items():
+        native = fmt_time(row["native"], "µs") if "native" in row else "not present"
+        speedup = ("%.1fx" % row["speedup"]) if row.get("speedup") else "n/a"
+        lines.append(
+            "| %s | {:,} | %s | %s | %s |".format(row["bytes"]) % (label, fmt_time(row["pure"], "µs"), native, speedup)
+        )
+    lines += ["", "`load_defaults(path)` on the scaling configs (µs):", ""]
+    lines += ["| config | bytes | pure µs | native µs |", "|---|---|---|---|"]
+    for label, row in part["load_defaults"].items():
+        native = fmt_time(row["native"], "µs") if "native" in row else "not present"
+        lines.append("| %s | {:,} | %s | %s |".format(row["bytes"]) % (label, fmt_time(row["pure"], "µs"), native))
+    return [*lines, ""]
+
+
+def render_scaling(results: Dict[str, Any]) -> List[str]:
+    lines = [
+        "## 3. Scaling (C21): whole-process ms per input size",
+        "",
+        "Growth = (t(largest) − t(smallest)) / (t(middle) − t(smallest)): the input-dependent cost from the"
+        " middle to the largest size. Linear cost gives about 8.5 for 1/16/128 KiB and 10 for 1 KiB/1 MiB/10 MiB;"
+        " a quadratic path gives about the square (72, 100). A middle step below the noise floor (the spread of"
+        " the smallest point, at least 1 ms) is taken as the floor. Config series: the typical ARGUMENTS with a"
+        " config of that size (its last line is `quality_locked: true`, so every byte is read).",
+        "",
+        "| layer | series | small | 1 KiB / 1 KiB | 16 KiB / 1 MiB | 128 KiB / 10 MiB | growth (linear) | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    scaling = results["scaling"]
+    for name in EXPECTED_LAYERS:
+        if name not in scaling:
+            lines.append("| %s | | not present | | | | | |" % name)
+            continue
+        for series, points in scaling[name].items():
+            labels = [k for k in points if k != "growth"]
+            g = points["growth"]
+            sizes = "/".join(human_bytes(points[k].get("bytes", 0)) for k in labels)
+            factor = "%.1f (%.1f)" % (g["factor"], g["linear_factor"]) if "factor" in g else "n/a"
+            cells = [fmt_time(points[k]) for k in labels]
+            lines.append(
+                "| %s | %s | %s | %s | %s | %s | %s | %s |"
+                % (
+                    name,
+                    series,
+                    sizes,
+                    *cells,
+                    factor,
+                    g["verdict"] if g["verdict"] == "linear" else "**%s**" % g["verdict"],
+                )
+            )
+    lines += ["", "In-process, the same inputs (µs per parse+to_json; config: µs per load_defaults):", ""]
+    lines += ["| backend | words 1 / 16 / 128 KiB | growth ×16, ×8 | flags 1 / 16 / 128 KiB (10,000) | growth |"]
+    lines += ["|---|---|---|---|---|"]
+    part = results["in_process"]["parse_to_json"]
+    for backend in ("pure", "native"):
+        if backend not in part["typical"]:
+            lines.append("| %s | not present | | | |" % backend)
+            continue
+        words = [part["words %s" % label][backend]["median"] for label, _ in ARG_SIZES]
+        flags = [part["flags 1 KiB"][backend]["median"], part["flags 16 KiB"][backend]["median"]]
+        flags.append(part["128 KiB, 10,000 flags"][backend]["median"])
+        lines.append(
+            "| %s | %s | ×%.1f, ×%.1f | %s | ×%.1f, ×%.1f |"
+            % (
+                backend,
+                " / ".join("%.1f" % (t * 1e6) for t in words),
+                words[1] / words[0],
+                words[2] / words[1],
+                " / ".join("%.1f" % (t * 1e6) for t in flags),
+                flags[1] / flags[0],
+                flags[2] / flags[1],
+            )
+        )
+    lines += ["", "Input sizes grow ×16 then ×8 (words), ×16.2 then ×7.9 (flags); linear cost grows alike."]
+    return [*lines, ""]
+
+
+def render_batch(results: Dict[str, Any]) -> List[str]:
+    lines = [
+        "## 4. Batch throughput (C22)",
+        "",
+        "{:,} realistic NUL-terminated records (typical slash-command texts, flags, non-ASCII, tabs and newlines,"
+        " 3% mistakes), small config, stdin redirected from a file. records/s = records / median wall time of the"
+        " whole process; steady state subtracts the same command's run on empty stdin (start-up).".format(
+            BATCH_RECORDS
+        ),
+        "",
+        "| layer | 10,000 records ms | empty stdin ms | records/s | steady-state records/s | target |",
+        "|---|---|---|---|---|---|",
+    ]
+    batch = results["batch"]
+    targets = {"bash": BASH_BATCH_TARGET, "cli-native": NATIVE_BATCH_TARGET}
+    for name in EXPECTED_LAYERS:
+        if name not in batch:
+            lines.append("| %s | not present | | | | |" % name)
+            continue
+        row = batch[name]
+        rate = row.get("records_per_s")
+        limit = targets.get(name)
+        target = "" if limit is None else ">= {:,} %s".format(limit) % verdict(None if rate is None else rate >= limit)
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s |"
+            % (
+                name,
+                fmt_time(row["corpus"]),
+                fmt_time(row["no_records"]),
+                "{:,.0f}".format(rate) if rate else "n/a",
+                "{:,.0f}".format(row["steady_records_per_s"]) if row.get("steady_records_per_s") else "n/a",
+                target,
+            )
+        )
+    return [*lines, ""]
+
+
+def render_imports(results: Dict[str, Any]) -> List[str]:
+    lines = [
+        "## Start-up: what each Python entry imports beyond `python -c pass`",
+        "",
+        "`python -X importtime`, one run (self µs are noisy; the module list is exact).",
+        "",
+        "| layer | modules beyond bare | self µs | modules |",
+        "|---|---|---|---|",
+    ]
+    for name, row in results["start_up_imports"].items():
+        modules = sorted(row["extra"].items(), key=lambda kv: -kv[1][0])
+        shown = ", ".join("%s %d" % (m, t[0]) for m, t in modules)
+        lines.append("| %s | %d | %d | %s |" % (name, len(modules), row["extra_self_us"], shown))
+    return [*lines, ""]
+
+
+def render_how(results: Dict[str, Any]) -> List[str]:
+    return [
+        "## How measured",
+        "",
+        "- `make bench` runs `tools/bench.py` with the venv's interpreter after `make setup`; the layers and their"
+        " command lines come from `parity/layers.py`, the same ones the parity tests run.",
+        "- Whole processes: hyperfine `-N` (no shell) with the exact argv a workflow uses; batch needs a shell for"
+        " `< corpus`, and hyperfine subtracts the shell's own start-up. Each command's output and exit status are"
+        " checked against the pure-Python reference before timing.",
+        "- Pairs and series are interleaved: one hyperfine call of 1 run (batch: 3) per command in turn, ABBA order,"
+        " one warm-up run each in the first round; %d runs per command; a ratio is median over median from the same"
+        " interleaved run. A command whose single run takes over %.1f s gets fewer runs (n shown)."
+        % (results["runs_per_cell"], SLOW_RUN_S),
+        "- In-process: `timeit` with the garbage collector off, loops of about 10 ms, %d repeats per backend, pure"
+        " and native alternating; µs = loop time / loop count." % results["runs_per_cell"],
+        "- The 128 KiB inputs are 130,000 bytes (words) and 130,011 bytes (10,000 flags): under Linux's"
+        " MAX_ARG_STRLEN of 131,072 bytes per argv item, with room for the rest of hyperfine's command line.",
+        "- Cold-start targets compare each entry with the bare runtime it cannot do without (`python -c pass` with"
+        " the same venv interpreter, `bash -c :`); the native start-up target compares the two backends directly.",
+        "",
+    ]
+
+
+def human_bytes(size: int) -> str:
+    if size >= KIB * KIB:
+        return "%g MiB" % round(size / KIB / KIB, 1)
+    if size >= KIB:
+        return "%g KiB" % round(size / KIB, 1)
+    return "%d B" % size
+
+
+def kept_notes(path: Path) -> str:
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+        at = text.find(NOTES_HEADING)
+        if at >= 0:
+            return text[at:]
+    return NOTES_HEADING + "\n\n(none yet)\n"
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    options.add_argument("--quick", action="store_true", help="3 runs per cell: try the harness, publish nothing")
+    options.add_argument("--out-dir", type=Path, default=ROOT / "docs")
+    args = options.parse_args()
+    if shutil.which("hyperfine") is None:
+        sys.exit("bench: hyperfine is not installed (make bench installs it: apt-get install hyperfine)")
+    runs = 3 if args.quick else RUNS
+    with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as workdir:
+        results = Bench(runs, Path(workdir)).run_all()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    markdown = args.out_dir / "PERFORMANCE.md"
+    (args.out_dir / "performance.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    markdown.write_text(render(results, kept_notes(markdown)), encoding="utf-8")
+    log("wrote %s and performance.json (%.0f s)" % (markdown, results["bench_seconds"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
