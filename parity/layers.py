@@ -62,8 +62,11 @@ def _native_available() -> bool:
 def all_layers() -> List[Layer]:
     pure = {"SAGE_FLAGS_BACKEND": "python"}
     native = {"SAGE_FLAGS_BACKEND": "native"}
-    cli = {c: [SAGE_FLAGS, c] for c in ("parse", "batch")}
-    module = {c: [PYTHON, "-m", "sage_flags", c] for c in ("parse", "batch")}
+    cli = {c: [SAGE_FLAGS, c] for c in ("parse", "batch", "announce")}
+    module = {c: [PYTHON, "-m", "sage_flags", c] for c in ("parse", "batch", "announce")}
+    for command in ("persist", "resume"):
+        cli[command] = [SAGE_FLAGS, command]
+        module[command] = [PYTHON, "-m", "sage_flags", command]
     layers = [
         Layer("cli-pure", cli, pure),
         Layer("module-pure", module, pure),
@@ -79,6 +82,11 @@ def all_layers() -> List[Layer]:
         bash = {"parse": ["bash", str(FLAG_PARSER_DIR / "parse.sh")]}
         if (FLAG_PARSER_DIR / "batch.sh").exists():
             bash["batch"] = ["bash", str(FLAG_PARSER_DIR / "batch.sh")]
+        if (FLAG_PARSER_DIR / "announce.sh").exists():
+            bash["announce"] = ["bash", str(FLAG_PARSER_DIR / "announce.sh")]
+        for command in ("persist", "resume"):
+            if (FLAG_PARSER_DIR / f"{command}.sh").exists():
+                bash[command] = ["bash", str(FLAG_PARSER_DIR / f"{command}.sh")]
         layers.append(Layer("bash", bash))
     return layers
 

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 USAGE = """\
 usage: sage-flags parse ARGUMENTS... [--config-path PATH]
        sage-flags batch [--config-path PATH]  < NUL-terminated records
+       sage-flags announce WORKFLOW ARGUMENTS... [--config-path PATH]
+       sage-flags config explain PATH [--json]
+       sage-flags persist MANIFEST  < one JSON line of parse/resume (records its modes)
+       sage-flags resume MANIFEST ARGUMENTS... [--config-path PATH]
        sage-flags --help | help | --version
 
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
@@ -137,6 +141,10 @@ def _version(_items: "Sequence[bytes]") -> int:
 COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
     b"parse": run_parse,
     b"batch": run_batch,
+    b"announce": "sage_flags.announce:run_announce",
+    b"config": "sage_flags.explain:run_config",
+    b"persist": "sage_flags.manifest:run_persist",
+    b"resume": "sage_flags.manifest:run_resume",
     b"help": _usage,
     b"--help": _usage,
     b"-h": _usage,

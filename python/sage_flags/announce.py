@@ -1,0 +1,75 @@
+"""``sage-flags announce WORKFLOW ARGV...``: the line a workflow shows its user.
+
+ARGV is handled exactly as by ``parse`` (C1-C3); the result is rendered as
+
+    Sage → build workflow. Modes: --quality-locked, --autonomous (config)
+    Goal: Ship dark mode
+
+(status 0), or ``Sage: <error message>`` (status 1). Text that came from the
+user is made terminal-safe first: C0 controls other than TAB and LF, DEL and
+the C1 controls are written as ``\\u00XX``, so an escape sequence in a goal
+never reaches the terminal raw. Uses the loaded backend's parse/load_defaults,
+so it runs on the native core and on the pure-Python reference alike.
+"""
+
+from sage_flags._vocab import MODES
+from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, split_argv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence, Tuple
+
+    from sage_flags.reference import ParseResult
+
+# U+0000-U+001F except TAB and LF, U+007F, U+0080-U+009F -> \u00XX (lowercase hex).
+_UNSAFE = [c for c in range(0x20) if c not in (0x09, 0x0A)] + [0x7F] + list(range(0x80, 0xA0))
+TERMINAL_ESCAPES = {c: "\\u%04x" % c for c in _UNSAFE}
+
+_LOWER = b"abcdefghijklmnopqrstuvwxyz"
+_WORKFLOW_REST = _LOWER + b"0123456789-"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character that could act on a terminal escaped."""
+    return text.translate(TERMINAL_ESCAPES)
+
+
+def is_workflow_name(name: bytes) -> bool:
+    """``^[a-z][a-z0-9-]*$`` on bytes (ASCII only, no trailing newline)."""
+    return bool(name) and name[0] in _LOWER and all(b in _WORKFLOW_REST for b in name)
+
+
+def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
+    """(text, status) for one parse result: the announcement or the error line."""
+    error = result.error
+    if error is not None:
+        return "Sage: " + terminal_safe(error) + "\n", PARSE_ERROR
+    active = []
+    for key, name in MODES:
+        if getattr(result, key):  # the vocabulary decides which fields exist
+            config_only = getattr(result, key + "_source") == "config"
+            active.append("--" + name + (" (config)" if config_only else ""))
+    text = "Sage → " + workflow + " workflow."
+    if active:
+        text += " Modes: " + ", ".join(active)
+    text += "\n"
+    goal = result.goal
+    if goal:
+        text += "Goal: " + terminal_safe(goal) + "\n"  # TAB and LF stay raw, as typed
+    return text, OK
+
+
+def run_announce(items: "Sequence[bytes]") -> int:
+    if not items:
+        raise UsageError("announce needs a WORKFLOW name")
+    workflow = items[0]
+    if not is_workflow_name(workflow):
+        raise UsageError("the WORKFLOW name must match ^[a-z][a-z0-9-]*$")
+    operands, config_path = split_argv(items[1:])  # C1-C3, exactly as parse
+    import sage_flags
+
+    defaults = sage_flags.load_defaults(config_path) if config_path else None  # C11
+    result = sage_flags.parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
+    text, status = render(workflow.decode("ascii"), result)
+    _write(text.encode("utf-8"))
+    return status

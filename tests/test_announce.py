@@ -1,0 +1,184 @@
+"""`announce`: the announcement vectors on every layer, the escaping rule, and a differential fuzz test.
+
+The parse/batch runner (parity/test_vectors.py) ignores "announce" vectors; they run here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sage_flags import _vocab
+from sage_flags.announce import TERMINAL_ESCAPES, is_workflow_name, render, terminal_safe
+from sage_flags.reference import parse
+
+from parity import vectors
+from parity.layers import PYTHON, ROOT, Layer, available_layers
+
+ANNOUNCE_VECTORS = vectors.load_all("announce")
+LAYERS = available_layers("announce")
+UNSAFE = {c for c in range(0x20) if c not in (0x09, 0x0A)} | {0x7F} | set(range(0x80, 0xA0))
+
+
+def check(vector: vectors.Vector, result: subprocess.CompletedProcess, where: str) -> None:
+    assert result.stdout == vector.stdout, f"{where}: stdout differs"
+    assert result.returncode == vector.status, f"{where}: exit status {result.returncode}"
+    if vector.status in (0, 1):
+        assert result.stderr == b"", f"{where}: stderr must be empty with status 0/1"
+    else:
+        assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line"
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+@pytest.mark.parametrize("vector", ANNOUNCE_VECTORS, ids=lambda v: v.name)
+def test_announce_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    result = layer.run("announce", vector.materialise(tmp_path), env=vector.env)
+    check(vector, result, f"{layer.name} {vector.name}")
+
+
+def test_vectors_cover_the_issue_cases() -> None:
+    statuses = {v.status for v in ANNOUNCE_VECTORS}
+    assert statuses == {0, 1, 2}
+    outputs = b"".join(v.stdout for v in ANNOUNCE_VECTORS)
+    assert b" (config)" in outputs and b"\\u001b" in outputs and b"\\u009b" in outputs
+    assert any(v.argv[-1:] == (b"--config-path",) for v in ANNOUNCE_VECTORS)
+    assert len(ANNOUNCE_VECTORS) >= 10
+
+
+def test_vector_output_is_terminal_safe() -> None:
+    """Every expected line is UTF-8, ends in LF, and holds no raw unsafe control character."""
+    for vector in ANNOUNCE_VECTORS:
+        text = vector.stdout.decode("utf-8")
+        assert text == "" or text.endswith("\n"), vector.name
+        assert not {ord(c) for c in text} & UNSAFE, vector.name
+
+
+def test_every_layer_is_there() -> None:
+    names = {layer.name for layer in LAYERS}
+    assert {"cli-pure", "module-pure"} <= names
+    if (ROOT / "sage" / "core" / "flag_parser" / "announce.sh").exists():
+        assert "bash" in names
+
+
+def test_escape_table_is_exactly_the_unsafe_set() -> None:
+    assert set(TERMINAL_ESCAPES) == UNSAFE
+    codes = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    got = terminal_safe("".join(map(chr, codes)))
+    assert got == "".join("\\u%04x" % c if c in UNSAFE else chr(c) for c in codes)
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [
+        (b"build", True),
+        (b"a", True),
+        (b"my-flow-2", True),
+        (b"x-", True),
+        (b"", False),
+        (b"Build", False),
+        (b"2x", False),
+        (b"-x", False),
+        (b"build\n", False),
+        (b"bu ild", False),
+        (b"b_x", False),
+        (b"caf\xc3\xa9", False),
+    ],
+)
+def test_workflow_name(name: bytes, ok: bool) -> None:
+    assert is_workflow_name(name) is ok
+
+
+def test_render_follows_the_vocabulary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mode list comes from sage_flags._vocab: a third mode appears without touching announce.py."""
+    import sage_flags.announce as announce
+
+    modes = (*_vocab.MODES, ("dry_run", "dry-run"))
+    monkeypatch.setattr(announce, "MODES", modes)
+
+    class Result:
+        error = None
+        goal = "g"
+        quality_locked, quality_locked_source = False, None
+        autonomous, autonomous_source = True, "config"
+        dry_run, dry_run_source = True, "flag"
+
+    text, status = render("build", Result())  # type: ignore[arg-type]
+    assert (text, status) == ("Sage → build workflow. Modes: --autonomous (config), --dry-run\nGoal: g\n", 0)
+
+
+def test_render_in_process_matches_the_cli() -> None:
+    text, status = render("build", parse("--quality-locked  ship\x1b[0m it"))
+    assert status == 0
+    assert text == "Sage → build workflow. Modes: --quality-locked\nGoal: ship\\u001b[0m it\n"
+    assert render("build", parse("--x")) == (
+        "Sage: Unknown flag '--x'. Supported flags: " + _vocab.SUPPORTED_FLAGS + ".\n",
+        1,
+    )
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_announce_uses_the_loaded_backend(backend: str) -> None:
+    """announce goes through sage_flags.parse: with SAGE_FLAGS_BACKEND=native and no native core, it cannot run."""
+    native = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True).returncode == 0
+    env = dict(os.environ, SAGE_FLAGS_BACKEND=backend)
+    code = "import sage_flags.announce as a, sage_flags; a.run_announce([b'build']); print(sage_flags.BACKEND)"
+    result = subprocess.run([PYTHON, "-c", code], capture_output=True, env=env)
+    if backend == "native" and not native:
+        assert result.returncode != 0 and b"ImportError" in result.stderr
+    else:
+        assert result.stdout == f"Sage → build workflow.\n{backend}\n".encode()
+
+
+def test_announce_does_not_load_explain_or_json() -> None:
+    code = (
+        "import sys; from sage_flags.cli import main; main(['announce', 'build', 'x']); sys.stdout.flush();"
+        "print(sorted(m for m in ('re', 'json', 'typing', 'sage_flags.explain') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [PYTHON, "-c", code], capture_output=True, env=dict(os.environ, SAGE_FLAGS_BACKEND="python")
+    )
+    assert result.stdout.splitlines()[-1] == b"[]"
+
+
+# Differential fuzzing: every announce layer agrees on generated argument lists.
+_PIECES = st.sampled_from(
+    ["--quality-locked", "--no-quality-locked", "--autonomous", "--no-autonomous", "--", "--x", "--autonomous=1"]  # noqa: RUF005
+    + [" ", "\t", "\n", "\r", "\x0b", "\x1b[1m", "\x7f", "\u0085", "\u009b", "\u00a0", "\u2028", "é", "ship", "-h", ""]
+)
+_ITEM = st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=8).filter(lambda s: "\0" not in s)
+_ARGV = st.lists(_ITEM.map(lambda s: s.encode("utf-8", "surrogateescape")) | st.binary(max_size=4), max_size=5)
+
+
+def _run_all(args):
+    results = {}
+    for layer in LAYERS:
+        done = layer.run("announce", args)
+        results[layer.name] = (done.returncode, done.stdout, done.stderr if done.returncode != 2 else b"")
+    return results
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(
+    workflow=st.sampled_from([b"build", b"architect", b"Build", b""]),
+    argv=_ARGV.filter(lambda items: all(b"\0" not in item for item in items)),
+    config=st.sampled_from([None, "quality_locked: true\n", "autonomous: true\nquality_locked: true\n"]),
+    trailing=st.sampled_from([[], [b"--config-path"]]),
+)
+def test_layers_agree_on_generated_arguments(tmp_path_factory, workflow, argv, config, trailing) -> None:
+    tmp = tmp_path_factory.mktemp("announce")
+    extra = []
+    if config is not None:
+        path = tmp / "config.yaml"
+        path.write_text(config)
+        extra = [b"--config-path", os.fsencode(path)]
+    args = [workflow, *argv, *extra, *trailing]
+    results = _run_all(args)
+    assert len(set(results.values())) == 1, results
+    status, stdout, _ = next(iter(results.values()))
+    assert status in (0, 1, 2)
+    if status in (0, 1):
+        assert not {ord(c) for c in stdout.decode("utf-8")} & UNSAFE
