@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# announce.sh: the bash layer of `sage-flags announce` (docs/SPEC.md, SKILL.md).
+#
+#   bash sage/core/flag_parser/announce.sh WORKFLOW ARGUMENTS... [--config-path PATH]
+#
+# prints the line the workflow shows its user and exits like parse.sh:
+#   Sage → build workflow. Modes: --quality-locked, --autonomous (config)    status 0
+#   Goal: Ship dark mode                                  (only when the goal is not empty)
+#   Sage: <error message>                                                     status 1
+# and status 2 with one stderr line for a usage error: WORKFLOW not matching
+# ^[a-z][a-z0-9-]*$, or --config-path without a value (C3).
+# Text from the user is terminal-safe: C0 controls but TAB and LF, DEL and the
+# C1 controls (U+0080-U+009F) are written as \u00XX.
+#
+# Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
+# LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
+
+set -u
+case ${BASH_SOURCE[0]} in
+    */*) sage_flags_announce_dir=${BASH_SOURCE[0]%/*} ;;
+    *) sage_flags_announce_dir=. ;;
+esac
+# shellcheck source=sage/core/flag_parser/parse.sh
+if ! . "$sage_flags_announce_dir/parse.sh"; then
+    printf '%s\n' "announce.sh: cannot load $sage_flags_announce_dir/parse.sh" >&2
+    exit 3
+fi
+
+SAGE_FLAGS_ARROW=$'\xe2\x86\x92' # U+2192, as UTF-8 bytes (LC_ALL=C)
+
+# The bytes to escape, and their \u00XX forms, built once with builtins only:
+# C0 but TAB (0x09) and LF (0x0a), and DEL; then the C1 controls, which are
+# 0xc2 0x80-0x9f in UTF-8 (the text is valid UTF-8: parse checked it, C10).
+SAGE_FLAGS_UNSAFE=()
+SAGE_FLAGS_UNSAFE_ESCAPED=()
+sage_flags__build_escapes() {
+    local code hex byte
+    for ((code = 1; code < 0xa0; code++)); do
+        if ((code == 0x09 || code == 0x0a || (code >= 0x20 && code < 0x7f))); then
+            continue
+        fi
+        printf -v hex '%02x' "$code"
+        if ((code < 0x80)); then
+            printf -v byte '%b' "\\x$hex"
+        else
+            printf -v byte '%b' "\\xc2\\x$hex"
+        fi
+        SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$byte
+        SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]="\\u00$hex"
+    done
+}
+sage_flags__build_escapes
+
+# Sets SAGE_FLAGS_SAFE to STRING with every unsafe control escaped, chunk by
+# chunk so that the cost stays linear in the length (C21).
+sage_flags_terminal_safe() {
+    local s=$1 out='' c n off=0 size i
+    if [[ $s != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $s != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
+        SAGE_FLAGS_SAFE=$s
+        return 0
+    fi
+    n=${#s}
+    while ((off < n)); do
+        c=${s:off:SAGE_FLAGS_CHUNK}
+        size=${#c}
+        if [[ $c == *$'\xc2' ]] && ((off + size < n)); then
+            c=${s:off:size+1} # never cut a C1 control in two
+            size=$((size + 1))
+        fi
+        off=$((off + size))
+        if [[ $c == *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* || $c == *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
+            for ((i = 0; i < ${#SAGE_FLAGS_UNSAFE[@]}; i++)); do
+                if [[ $c == *"${SAGE_FLAGS_UNSAFE[i]}"* ]]; then
+                    c=${c//"${SAGE_FLAGS_UNSAFE[i]}"/${SAGE_FLAGS_UNSAFE_ESCAPED[i]}}
+                fi
+            done
+        fi
+        out+=$c
+    done
+    SAGE_FLAGS_SAFE=$out
+    return 0
+}
+
+sage_flags_announce_main() {
+    local workflow line j sep=' Modes: '
+    if (($# == 0)); then
+        printf '%s\n' 'announce.sh: a WORKFLOW name is required (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])' >&2
+        return 2
+    fi
+    workflow=$1
+    shift
+    if [[ $workflow != [a-z]* || $workflow == *[!a-z0-9-]* ]]; then
+        printf '%s\n' 'announce.sh: the WORKFLOW name must match ^[a-z][a-z0-9-]*$' >&2
+        return 2
+    fi
+    if ! sage_flags_split_argv ${1+"$@"}; then
+        printf '%s\n' "announce.sh: $SAGE_FLAGS_USAGE_ERROR (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])" >&2
+        return 2
+    fi
+    sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"
+    if ! sage_flags_parse "$SAGE_FLAGS_ARGUMENTS"; then
+        sage_flags_terminal_safe "$SAGE_FLAGS_ERROR"
+        printf 'Sage: %s\n' "$SAGE_FLAGS_SAFE"
+        return 1
+    fi
+    line="Sage $SAGE_FLAGS_ARROW $workflow workflow."
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
+        if [[ ${SAGE_FLAGS_VALUES[j]} == true ]]; then
+            line+="$sep--${SAGE_FLAGS_MODE_NAMES[j]}"
+            if [[ ${SAGE_FLAGS_SOURCES[j]} == config ]]; then
+                line+=' (config)'
+            fi
+            sep=', '
+        fi
+    done
+    printf '%s\n' "$line"
+    if [[ -n $SAGE_FLAGS_GOAL ]]; then
+        sage_flags_terminal_safe "$SAGE_FLAGS_GOAL"
+        printf 'Goal: %s\n' "$SAGE_FLAGS_SAFE" # TAB and LF stay raw, as typed
+    fi
+    return 0
+}
+
+main() {
+    sage_flags_announce_main ${1+"$@"}
+}
+
+main "$@"
