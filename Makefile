@@ -24,8 +24,11 @@ $(VENV)/.tools: requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.tools pyproject.toml $(PYTHON_SOURCES)
-	$(PY) -m pip install --quiet --no-deps --editable .
+RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 'Cargo.*' 2>/dev/null)
+
+# maturin develop: the package in editable mode, with the native core built (release) into python/sage_flags/.
+$(VENV)/.installed: $(VENV)/.tools pyproject.toml $(PYTHON_SOURCES) $(RUST_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --locked --quiet
 	touch $@
 
 setup: $(VENV)/.installed  ## create .venv with the dev tools and the package (editable)

@@ -70,7 +70,8 @@ def python_vocab(modes: Modes) -> str:
 def rust_vocab(modes: Modes) -> str:
     rows = "".join(f'    ("{key}", "{name}"),\n' for key, name in modes)
     return (
-        f"// The flag vocabulary: {HEADER}.\n\n"
+        f"// The flag vocabulary: {HEADER}.\n"
+        "#![cfg_attr(rustfmt, rustfmt::skip)] // generated: rustfmt's layout would differ from the generator's\n\n"
         "/// (mode key, dashed flag name), in contract order.\n"
         f"pub const MODES: [(&str, &str); {len(modes)}] = [\n{rows}];\n"
         "/// The list in the E1 message.\n"

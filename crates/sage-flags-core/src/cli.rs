@@ -23,19 +23,21 @@ pub struct Output {
 
 impl Output {
     fn usage(message: &str) -> Output {
-        Output {
-            stdout: Vec::new(),
-            stderr: format!("{message}\n").into_bytes(),
-            status: USAGE_ERROR,
-        }
+        Output { stdout: Vec::new(), stderr: format!("{message}\n").into_bytes(), status: USAGE_ERROR }
     }
 }
 
-/// C1: the operands and the config path (`None` when not given) of a command line,
-/// or the usage error (C3).
-pub fn split_argv<A: AsRef<[u8]>>(
-    items: &[A],
-) -> Result<(Vec<&[u8]>, Option<&[u8]>), &'static str> {
+/// A command line split by C1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitArgv<'a> {
+    /// The items that make up ARGUMENTS (C2).
+    pub operands: Vec<&'a [u8]>,
+    /// The config path; `None` when not given.
+    pub config_path: Option<&'a [u8]>,
+}
+
+/// C1: the operands and the config path of a command line, or the usage error (C3).
+pub fn split_argv<A: AsRef<[u8]>>(items: &[A]) -> Result<SplitArgv<'_>, &'static str> {
     let mut operands = Vec::with_capacity(items.len());
     let mut config_path = None;
     let mut iter = items.iter().map(AsRef::as_ref);
@@ -53,7 +55,7 @@ pub fn split_argv<A: AsRef<[u8]>>(
             operands.push(item);
         }
     }
-    Ok((operands, config_path))
+    Ok(SplitArgv { operands, config_path })
 }
 
 fn defaults_for(config_path: Option<&[u8]>) -> Defaults {
@@ -69,7 +71,7 @@ fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
 
 /// `parse ARGV...`: `args` are the items after `parse`.
 pub fn run_parse<A: AsRef<[u8]>>(args: &[A]) -> Output {
-    let (operands, config_path) = match split_argv(args) {
+    let SplitArgv { operands, config_path } = match split_argv(args) {
         Ok(split) => split,
         Err(message) => return Output::usage(message),
     };
@@ -77,11 +79,7 @@ pub fn run_parse<A: AsRef<[u8]>>(args: &[A]) -> Output {
     let arguments = operands.join(&b' '); // C2
     let mut stdout = Vec::with_capacity(arguments.len() + 160);
     let ok = json_line(&arguments, &defaults, &mut stdout);
-    Output {
-        stdout,
-        stderr: Vec::new(),
-        status: if ok { OK } else { PARSE_ERROR },
-    }
+    Output { stdout, stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
 }
 
 /// `batch [--config-path P]`: one line per NUL-terminated record of `input`, each
@@ -92,7 +90,7 @@ pub fn run_batch_streaming<A: AsRef<[u8]>>(
     input: &mut dyn Read,
     output: &mut dyn Write,
 ) -> io::Result<Result<i32, &'static str>> {
-    let (operands, config_path) = match split_argv(args) {
+    let SplitArgv { operands, config_path } = match split_argv(args) {
         Ok(split) => split,
         Err(message) => return Ok(Err(message)),
     };
@@ -148,11 +146,7 @@ pub fn run_batch_streaming<A: AsRef<[u8]>>(
 pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
     let mut stdout = Vec::new();
     match run_batch_streaming(args, input, &mut stdout) {
-        Ok(Ok(status)) => Output {
-            stdout,
-            stderr: Vec::new(),
-            status,
-        },
+        Ok(Ok(status)) => Output { stdout, stderr: Vec::new(), status },
         Ok(Err(message)) => Output::usage(message),
         Err(error) => Output::usage(&error.to_string()),
     }
@@ -163,10 +157,9 @@ pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
     match argv.split_first() {
         Some((command, args)) if command.as_ref() == b"parse" => run_parse(args),
         Some((command, args)) if command.as_ref() == b"batch" => run_batch(args, stdin),
-        Some((command, _)) => Output::usage(&format!(
-            "unknown command '{}'",
-            String::from_utf8_lossy(command.as_ref())
-        )),
+        Some((command, _)) => {
+            Output::usage(&format!("unknown command '{}'", String::from_utf8_lossy(command.as_ref())))
+        }
         None => Output::usage("a command is required"),
     }
 }
@@ -181,24 +174,13 @@ mod tests {
 
     #[test]
     fn config_path_forms() {
-        assert_eq!(
-            split_argv(&["a", "--config-path", "p", "b"]).unwrap(),
-            (vec![&b"a"[..], b"b"], Some(&b"p"[..]))
-        );
-        assert_eq!(
-            split_argv(&["--config-path=q", "--config-path", "r"])
-                .unwrap()
-                .1,
-            Some(&b"r"[..])
-        );
-        assert_eq!(
-            split_argv(&["--", "--config-path"]).unwrap(),
-            (vec![&b"--config-path"[..]], None)
-        );
-        assert_eq!(
-            split_argv(&["--config-path", "--"]).unwrap(),
-            (vec![], Some(&b"--"[..]))
-        );
+        let split =
+            |operands: Vec<&'static [u8]>, config_path: Option<&'static [u8]>| SplitArgv { operands, config_path };
+        assert_eq!(split_argv(&["a", "--config-path", "p", "b"]), Ok(split(vec![b"a", b"b"], Some(b"p"))));
+        assert_eq!(split_argv(&["--config-path=q", "--config-path", "r"]), Ok(split(vec![], Some(b"r"))));
+        assert_eq!(split_argv(&["--", "--config-path"]), Ok(split(vec![b"--config-path"], None)));
+        assert_eq!(split_argv(&["--config-path", "--"]), Ok(split(vec![], Some(b"--"))));
+        assert_eq!(split_argv(&["--config-path=", "x"]), Ok(split(vec![b"x"], Some(b""))));
     }
 
     #[test]
@@ -213,9 +195,7 @@ mod tests {
     fn operands_are_joined_with_one_space() {
         let output = parse_argv(&["", "--autonomous", "a", "", "b"]);
         assert_eq!(output.status, OK);
-        assert!(String::from_utf8(output.stdout)
-            .unwrap()
-            .contains("\"goal\": \"a  b\""));
+        assert!(String::from_utf8(output.stdout).unwrap().contains("\"goal\": \"a  b\""));
     }
 
     #[test]

@@ -10,23 +10,12 @@ use crate::{Defaults, MODES};
 /// The value is per platform (the core has no libc dependency to ask).
 #[cfg(all(
     any(target_os = "linux", target_os = "android"),
-    not(any(
-        target_arch = "mips",
-        target_arch = "mips64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    ))
+    not(any(target_arch = "mips", target_arch = "mips64", target_arch = "sparc", target_arch = "sparc64"))
 ))]
 const O_NONBLOCK: Option<i32> = Some(0o4000);
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    any(target_arch = "mips", target_arch = "mips64")
-))]
+#[cfg(all(any(target_os = "linux", target_os = "android"), any(target_arch = "mips", target_arch = "mips64")))]
 const O_NONBLOCK: Option<i32> = Some(0x80);
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    any(target_arch = "sparc", target_arch = "sparc64")
-))]
+#[cfg(all(any(target_os = "linux", target_os = "android"), any(target_arch = "sparc", target_arch = "sparc64")))]
 const O_NONBLOCK: Option<i32> = Some(0x4000);
 #[cfg(any(
     target_os = "macos",
@@ -90,8 +79,7 @@ fn read_regular_file(path: &[u8]) -> Option<Vec<u8>> {
     if !metadata.is_file() {
         return None;
     }
-    let mut data =
-        Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).min(1 << 20) + 1);
+    let mut data = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).min(1 << 20) + 1);
     file.read_to_end(&mut data).ok()?;
     Some(data)
 }
@@ -133,10 +121,7 @@ mod tests {
     #[test]
     fn exact_lines_only() {
         assert_eq!(on(b"quality_locked: true\n"), ["quality_locked"]);
-        assert_eq!(
-            on(b"x: 1\r\nautonomous: true\r\nquality_locked: true"),
-            ["quality_locked", "autonomous"]
-        );
+        assert_eq!(on(b"x: 1\r\nautonomous: true\r\nquality_locked: true"), ["quality_locked", "autonomous"]);
         for rejected in [
             &b"quality_locked: True"[..],
             b"quality_locked:true",
@@ -148,11 +133,7 @@ mod tests {
             b"quality_locked: false",
             b"\"quality_locked\": true",
         ] {
-            assert!(
-                on(rejected).is_empty(),
-                "{:?}",
-                String::from_utf8_lossy(rejected)
-            );
+            assert!(on(rejected).is_empty(), "{:?}", String::from_utf8_lossy(rejected));
         }
     }
 
@@ -167,10 +148,7 @@ mod tests {
     #[test]
     fn unreadable_paths_give_no_defaults() {
         assert_eq!(load_defaults(b""), Defaults::NONE);
-        assert_eq!(
-            load_defaults(b"/nonexistent/sage-flags/config.yaml"),
-            Defaults::NONE
-        );
+        assert_eq!(load_defaults(b"/nonexistent/sage-flags/config.yaml"), Defaults::NONE);
         assert_eq!(load_defaults(b"/"), Defaults::NONE);
         assert_eq!(load_defaults(b"/dev/zero"), Defaults::NONE);
         assert_eq!(load_defaults(b"a\0b"), Defaults::NONE);

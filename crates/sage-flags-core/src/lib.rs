@@ -57,9 +57,7 @@ pub struct Defaults {
 
 impl Defaults {
     /// No mode is default-on (C11, C12).
-    pub const NONE: Defaults = Defaults {
-        on: [false; MODE_COUNT],
-    };
+    pub const NONE: Defaults = Defaults { on: [false; MODE_COUNT] };
 
     /// Whether mode `index` (in [`MODES`] order) is default-on.
     pub fn is_on(&self, index: usize) -> bool {
@@ -80,11 +78,7 @@ impl Defaults {
 
     /// The keys of the default-on modes, in [`MODES`] order.
     pub fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
-        MODES
-            .iter()
-            .zip(self.on.iter())
-            .filter(|(_, on)| **on)
-            .map(|((key, _), _)| *key)
+        MODES.iter().zip(self.on.iter()).filter(|(_, on)| **on).map(|((key, _), _)| *key)
     }
 }
 
@@ -212,10 +206,7 @@ fn lookup_flag(token: &str) -> Option<(usize, bool)> {
         None => (name, true),
     };
     // A mode's dashed name never starts with "no-" (tools/generate.py checks), so this is unambiguous.
-    MODES
-        .iter()
-        .position(|(_, n)| *n == name)
-        .map(|index| (index, value))
+    MODES.iter().position(|(_, n)| *n == name).map(|index| (index, value))
 }
 
 fn unknown_flag(token: &str) -> String {
@@ -239,9 +230,7 @@ pub fn trim_whitespace(text: &str) -> &str {
 
 /// Parses ARGUMENTS (C5-C9) and resolves each mode against `defaults` (C15).
 pub fn parse(arguments: &str, defaults: &Defaults) -> ParseResult {
-    match parse_with(arguments, |index| {
-        Ok::<bool, std::convert::Infallible>(defaults.is_on(index))
-    }) {
+    match parse_with(arguments, |index| Ok::<bool, std::convert::Infallible>(defaults.is_on(index))) {
         Ok(result) => result,
         Err(never) => match never {},
     }
@@ -250,20 +239,14 @@ pub fn parse(arguments: &str, defaults: &Defaults) -> ParseResult {
 /// [`parse`] with the defaults asked lazily: `default_on(index)` is called only
 /// for a mode that no flag set, after a clean parse, in [`MODES`] order (the
 /// reference asks its Mapping the same way; a front end may pass its errors on).
-pub fn parse_with<E>(
-    arguments: &str,
-    mut default_on: impl FnMut(usize) -> Result<bool, E>,
-) -> Result<ParseResult, E> {
+pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Result<bool, E>) -> Result<ParseResult, E> {
     let text = trim_whitespace(arguments);
     let bytes = text.as_bytes();
     let mut flags: [Option<bool>; MODE_COUNT] = [None; MODE_COUNT];
     let mut pos = 0;
     while bytes[pos..].starts_with(b"--") {
         // C7: the token is the longest prefix without whitespace.
-        let end = bytes[pos..]
-            .iter()
-            .position(|&b| is_whitespace(b))
-            .map_or(bytes.len(), |n| pos + n);
+        let end = bytes[pos..].iter().position(|&b| is_whitespace(b)).map_or(bytes.len(), |n| pos + n);
         let token = &text[pos..end];
         pos = end;
         while pos < bytes.len() && is_whitespace(bytes[pos]) {
@@ -342,14 +325,8 @@ mod tests {
     #[test]
     fn unicode_spaces_are_not_whitespace() {
         let result = parse("--autonomous\u{a0}x", &Defaults::NONE);
-        assert_eq!(
-            result.error.as_deref(),
-            Some(unknown_flag("--autonomous\u{a0}x").as_str())
-        );
-        assert_eq!(
-            parse("\u{3000}go\u{2028}", &Defaults::NONE).goal,
-            "\u{3000}go\u{2028}"
-        );
+        assert_eq!(result.error.as_deref(), Some(unknown_flag("--autonomous\u{a0}x").as_str()));
+        assert_eq!(parse("\u{3000}go\u{2028}", &Defaults::NONE).goal, "\u{3000}go\u{2028}");
     }
 
     #[test]
@@ -357,10 +334,7 @@ mod tests {
         let e1 = parse("--foo --autonomous=1", &Defaults::NONE);
         assert_eq!(e1.error.unwrap(), unknown_flag("--foo"));
         let e2 = parse("--autonomous=1 --foo", &Defaults::NONE);
-        assert_eq!(
-            e2.error.unwrap(),
-            flag_with_value("--autonomous", "--autonomous=1")
-        );
+        assert_eq!(e2.error.unwrap(), flag_with_value("--autonomous", "--autonomous=1"));
         let e3 = parse("--autonomous --no-autonomous --foo", &Defaults::NONE);
         assert_eq!(
             e3.error.unwrap(),
@@ -371,14 +345,8 @@ mod tests {
     #[test]
     fn e2_uses_the_text_before_the_first_equals() {
         let result = parse("--no-quality-locked=a=b", &Defaults::NONE);
-        assert_eq!(
-            result.error.unwrap(),
-            "Flag '--no-quality-locked' takes no value (got '--no-quality-locked=a=b')."
-        );
-        assert_eq!(
-            parse("--=x", &Defaults::NONE).error.unwrap(),
-            unknown_flag("--=x")
-        );
+        assert_eq!(result.error.unwrap(), "Flag '--no-quality-locked' takes no value (got '--no-quality-locked=a=b').");
+        assert_eq!(parse("--=x", &Defaults::NONE).error.unwrap(), unknown_flag("--=x"));
     }
 
     #[test]
@@ -389,16 +357,9 @@ mod tests {
         assert_eq!(result.modes, [true, false]);
         assert_eq!(result.sources, [Source::Config, Source::Flag]);
         let negative = parse("--no-quality-locked go", &defaults);
-        assert_eq!(
-            (negative.modes[0], negative.sources[0]),
-            (false, Source::Flag)
-        );
+        assert_eq!((negative.modes[0], negative.sources[0]), (false, Source::Flag));
         let error = parse("--bad", &defaults);
-        assert_eq!(
-            error.sources,
-            [Source::Unset; MODE_COUNT],
-            "C18 hides the config"
-        );
+        assert_eq!(error.sources, [Source::Unset; MODE_COUNT], "C18 hides the config");
     }
 
     #[test]
@@ -424,10 +385,7 @@ mod tests {
         assert_eq!(result.goal, "--quality-locked  x");
         assert_eq!(result.modes, [false, true]);
         assert_eq!(parse("--", &Defaults::NONE).goal, "");
-        assert_eq!(
-            parse("---", &Defaults::NONE).error.unwrap(),
-            unknown_flag("---")
-        );
+        assert_eq!(parse("---", &Defaults::NONE).error.unwrap(), unknown_flag("---"));
     }
 
     #[test]
@@ -442,31 +400,16 @@ mod tests {
     #[test]
     fn json_escapes_are_exactly_c17() {
         let mut out = String::new();
-        push_json_string(
-            &mut out,
-            "\"\\\u{8}\t\n\u{c}\r\u{0}\u{1f}\u{7f}\u{2028}\u{1f600}é/",
-        );
-        assert_eq!(
-            out,
-            "\"\\\"\\\\\\b\\t\\n\\f\\r\\u0000\\u001f\u{7f}\u{2028}\u{1f600}é/\""
-        );
+        push_json_string(&mut out, "\"\\\u{8}\t\n\u{c}\r\u{0}\u{1f}\u{7f}\u{2028}\u{1f600}é/");
+        assert_eq!(out, "\"\\\"\\\\\\b\\t\\n\\f\\r\\u0000\\u001f\u{7f}\u{2028}\u{1f600}é/\"");
     }
 
     #[test]
     fn invalid_utf8_bytes_are_e4() {
-        for bad in [
-            &b"\xc0\xaf"[..],
-            b"\xed\xa0\x80",
-            b"\xf4\x90\x80\x80",
-            b"go \xe9",
-            b"\xe2\x82",
-        ] {
+        for bad in [&b"\xc0\xaf"[..], b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"go \xe9", b"\xe2\x82"] {
             assert_eq!(parse_bytes(bad, &Defaults::NONE).error.as_deref(), Some(E4));
         }
-        assert_eq!(
-            parse_bytes("\u{10ffff}".as_bytes(), &Defaults::NONE).goal,
-            "\u{10ffff}"
-        );
+        assert_eq!(parse_bytes("\u{10ffff}".as_bytes(), &Defaults::NONE).goal, "\u{10ffff}");
     }
 
     #[test]

@@ -1,4 +1,5 @@
 // The flag vocabulary: generated from spec/flags.toml by tools/generate.py (make generate); do not edit.
+#![cfg_attr(rustfmt, rustfmt::skip)] // generated: rustfmt's layout would differ from the generator's
 
 /// (mode key, dashed flag name), in contract order.
 pub const MODES: [(&str, &str); 2] = [

@@ -20,10 +20,7 @@ fn to_bytes(value: &Value) -> Vec<u8> {
         Value::String(text) => text.as_bytes().to_vec(),
         Value::Object(map) => {
             let hex = map["hex"].as_str().expect("hex field");
-            (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit"))
-                .collect()
+            (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit")).collect()
         }
         other => panic!("not a byte field: {other}"),
     }
@@ -31,10 +28,7 @@ fn to_bytes(value: &Value) -> Vec<u8> {
 
 fn mkfifo(path: &Path) {
     // The crate forbids unsafe code, so the FIFO comes from mkfifo(1), not libc.
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
     assert!(status.success(), "mkfifo {}", path.display());
 }
 
@@ -72,10 +66,7 @@ fn make_config(spec: &Value, workdir: &Path) -> PathBuf {
 fn replace_placeholder(item: &[u8], path: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(item.len() + path.len());
     let mut rest = item;
-    while let Some(at) = rest
-        .windows(CONFIG_PLACEHOLDER.len())
-        .position(|w| w == CONFIG_PLACEHOLDER)
-    {
+    while let Some(at) = rest.windows(CONFIG_PLACEHOLDER.len()).position(|w| w == CONFIG_PLACEHOLDER) {
         out.extend_from_slice(&rest[..at]);
         out.extend_from_slice(path);
         rest = &rest[at + CONFIG_PLACEHOLDER.len()..];
@@ -88,8 +79,7 @@ struct WorkDir(PathBuf);
 
 impl WorkDir {
     fn new(name: &str) -> WorkDir {
-        let path =
-            std::env::temp_dir().join(format!("sage-flags-core-{}-{name}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("sage-flags-core-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&path);
         fs::create_dir_all(&path).unwrap();
         WorkDir(path)
@@ -106,14 +96,8 @@ impl Drop for WorkDir {
 fn check(name: &str, data: &Value) -> Option<String> {
     use std::os::unix::ffi::OsStrExt;
     let workdir = WorkDir::new(name);
-    let config = data
-        .get("config")
-        .filter(|c| !c.is_null())
-        .map(|spec| make_config(spec, &workdir.0));
-    let command = data
-        .get("command")
-        .and_then(Value::as_str)
-        .unwrap_or("parse");
+    let config = data.get("config").filter(|c| !c.is_null()).map(|spec| make_config(spec, &workdir.0));
+    let command = data.get("command").and_then(Value::as_str).unwrap_or("parse");
     let mut argv = vec![command.as_bytes().to_vec()];
     for item in data["argv"].as_array().expect("argv list") {
         let item = to_bytes(item);
@@ -133,22 +117,14 @@ fn check(name: &str, data: &Value) -> Option<String> {
         ));
     }
     if output.status != want_status {
-        return Some(format!(
-            "{name}: status {} instead of {want_status}",
-            output.status
-        ));
+        return Some(format!("{name}: status {} instead of {want_status}", output.status));
     }
     let stderr_ok = if want_status == USAGE_ERROR {
         output.stderr.ends_with(b"\n") && output.stderr.iter().filter(|&&b| b == b'\n').count() == 1
     } else {
         output.stderr.is_empty()
     };
-    (!stderr_ok).then(|| {
-        format!(
-            "{name}: stderr {:?}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
+    (!stderr_ok).then(|| format!("{name}: stderr {:?}", String::from_utf8_lossy(&output.stderr)))
 }
 
 #[test]
@@ -163,14 +139,9 @@ fn every_vector_in_process() {
     let mut commands = std::collections::BTreeMap::new();
     for path in &paths {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let data: Value =
-            serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
+        let data: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
         // `env` vectors run too: no environment variable can reach the in-process core.
-        let command = data
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or("parse")
-            .to_owned();
+        let command = data.get("command").and_then(Value::as_str).unwrap_or("parse").to_owned();
         // Other subcommands (e.g. the CLI's `announce`) belong to other front ends, not to the core.
         if command == "parse" || command == "batch" {
             failures.extend(check(&name, &data));
@@ -178,15 +149,6 @@ fn every_vector_in_process() {
         *commands.entry(command).or_insert(0) += 1;
     }
     assert!(paths.len() >= 200, "only {} vectors found", paths.len());
-    assert!(
-        commands.get("parse").copied().unwrap_or(0) >= 150 && commands.contains_key("batch"),
-        "{commands:?}"
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} vectors fail:\n{}",
-        failures.len(),
-        paths.len(),
-        failures.join("\n")
-    );
+    assert!(commands.get("parse").copied().unwrap_or(0) >= 150 && commands.contains_key("batch"), "{commands:?}");
+    assert!(failures.is_empty(), "{} of {} vectors fail:\n{}", failures.len(), paths.len(), failures.join("\n"));
 }

@@ -3,9 +3,7 @@
 //! (python/sage_flags/reference.py): `parse`, `load_defaults`, `ParseResult`.
 #![forbid(unsafe_code)]
 
-use pyo3::exceptions::{
-    PyAttributeError, PyTypeError, PyUnicodeEncodeError, PyUnicodeError, PyValueError,
-};
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyUnicodeEncodeError, PyUnicodeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -16,12 +14,7 @@ use sage_flags_core::{Defaults, Source, MODES, MODE_COUNT};
 /// The mode keys as Python strings, made once.
 fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
     static KEYS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
-    KEYS.get_or_init(py, || {
-        MODES
-            .iter()
-            .map(|(key, _)| PyString::intern(py, key).unbind())
-            .collect()
-    })
+    KEYS.get_or_init(py, || MODES.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect())
 }
 
 /// The field names in C16 order: the modes, goal, error, then the sources.
@@ -60,9 +53,7 @@ fn source_from_object(value: Option<Bound<'_, PyAny>>) -> PyResult<Source> {
     match value.extract::<String>()?.as_str() {
         "flag" => Ok(Source::Flag),
         "config" => Ok(Source::Config),
-        other => Err(PyValueError::new_err(format!(
-            "a source is None, 'flag' or 'config', not {other:?}"
-        ))),
+        other => Err(PyValueError::new_err(format!("a source is None, 'flag' or 'config', not {other:?}"))),
     }
 }
 
@@ -77,36 +68,19 @@ impl ParseResult {
             Some(message) => PyString::new(py, message).into_any().unbind(),
             None => py.None(),
         });
-        values.extend(
-            inner
-                .sources
-                .iter()
-                .map(|source| source_object(py, *source)),
-        );
+        values.extend(inner.sources.iter().map(|source| source_object(py, *source)));
         values
     }
 
-    fn items<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> impl Iterator<Item = (Bound<'py, PyString>, Bound<'py, PyAny>)> {
-        let names = field_names(py)
-            .iter()
-            .map(move |name| name.bind(py).clone());
-        names.zip(
-            self.values(py)
-                .into_iter()
-                .map(move |value| value.into_bound(py)),
-        )
+    fn items<'py>(&self, py: Python<'py>) -> impl Iterator<Item = (Bound<'py, PyString>, Bound<'py, PyAny>)> {
+        let names = field_names(py).iter().map(move |name| name.bind(py).clone());
+        names.zip(self.values(py).into_iter().map(move |value| value.into_bound(py)))
     }
 }
 
 #[allow(non_snake_case)]
 fn PyBool_new(py: Python<'_>, value: bool) -> Py<PyAny> {
-    pyo3::types::PyBool::new(py, value)
-        .to_owned()
-        .into_any()
-        .unbind()
+    pyo3::types::PyBool::new(py, value).to_owned().into_any().unbind()
 }
 
 #[pymethods]
@@ -121,12 +95,8 @@ impl ParseResult {
         goal: String,
         error: Option<String>,
     ) -> PyResult<Self> {
-        let mut inner = core::ParseResult {
-            modes: [false; MODE_COUNT],
-            sources: [Source::Unset; MODE_COUNT],
-            goal,
-            error,
-        };
+        let mut inner =
+            core::ParseResult { modes: [false; MODE_COUNT], sources: [Source::Unset; MODE_COUNT], goal, error };
         let get = pyo3::intern!(py, "get");
         for (index, key) in mode_keys(py).iter().enumerate() {
             inner.modes[index] = modes.call_method1(get, (key, false))?.is_truthy()?;
@@ -156,10 +126,7 @@ impl ParseResult {
         if let Some(on) = self.inner.mode(name) {
             return Ok(PyBool_new(py, on));
         }
-        if let Some(source) = name
-            .strip_suffix("_source")
-            .and_then(|key| self.inner.source(key))
-        {
+        if let Some(source) = name.strip_suffix("_source").and_then(|key| self.inner.source(key)) {
             return Ok(source_object(py, source));
         }
         Err(PyAttributeError::new_err(name.to_owned()))
@@ -201,10 +168,8 @@ impl ParseResult {
 
     /// The reference's hash (of its field tuple), so equal results of both backends hash alike.
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        let pairs = self
-            .items(py)
-            .map(|pair| PyTuple::new(py, [pair.0.into_any(), pair.1]))
-            .collect::<PyResult<Vec<_>>>()?;
+        let pairs =
+            self.items(py).map(|pair| PyTuple::new(py, [pair.0.into_any(), pair.1])).collect::<PyResult<Vec<_>>>()?;
         PyTuple::new(py, pairs)?.hash()
     }
 
@@ -218,13 +183,8 @@ impl ParseResult {
 }
 
 /// The text of ``arguments`` (None is "", C10), or None for a lone surrogate (E4).
-fn arguments_text<'a>(
-    py: Python<'_>,
-    arguments: &'a Bound<'_, PyAny>,
-) -> PyResult<Option<std::borrow::Cow<'a, str>>> {
-    let text = arguments
-        .cast::<PyString>()
-        .map_err(|_| PyTypeError::new_err("arguments must be str or None"))?;
+fn arguments_text<'a>(py: Python<'_>, arguments: &'a Bound<'_, PyAny>) -> PyResult<Option<std::borrow::Cow<'a, str>>> {
+    let text = arguments.cast::<PyString>().map_err(|_| PyTypeError::new_err("arguments must be str or None"))?;
     match text.to_cow() {
         Ok(text) => Ok(Some(text)),
         Err(error) if error.is_instance_of::<PyUnicodeEncodeError>(py) => Ok(None),
@@ -245,9 +205,7 @@ fn parse(
         Some(arguments) => arguments_text(py, arguments)?,
     };
     let Some(text) = text else {
-        return Ok(ParseResult {
-            inner: core::ParseResult::from_error(core::E4.to_owned()),
-        });
+        return Ok(ParseResult { inner: core::ParseResult::from_error(core::E4.to_owned()) });
     };
     // The reference reads the Mapping as `defaults and defaults.get(key)`, only for unflagged modes.
     let mut has_defaults: Option<bool> = None;
@@ -273,10 +231,7 @@ fn parse(
 }
 
 /// The config path as bytes, with os.fsencode's semantics, or None when it has none.
-fn path_bytes<'py>(
-    py: Python<'py>,
-    path: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyBytes>>> {
+fn path_bytes<'py>(py: Python<'py>, path: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyBytes>>> {
     if let Ok(bytes) = path.cast_exact::<PyBytes>() {
         return Ok(Some(bytes.clone()));
     }
@@ -284,22 +239,14 @@ fn path_bytes<'py>(
     let fsencode = FSENCODE.import(py, "os", "fsencode")?;
     match fsencode.call1((path,)) {
         Ok(encoded) => Ok(encoded.cast_into::<PyBytes>().ok()),
-        Err(error)
-            if error.is_instance_of::<PyTypeError>(py)
-                || error.is_instance_of::<PyUnicodeError>(py) =>
-        {
-            Ok(None)
-        }
+        Err(error) if error.is_instance_of::<PyTypeError>(py) || error.is_instance_of::<PyUnicodeError>(py) => Ok(None),
         Err(error) => Err(error),
     }
 }
 
 /// Modes that ``path`` turns on by default, e.g. ``{"quality_locked": True}`` (C11-C14).
 #[pyfunction]
-fn load_defaults<'py>(
-    py: Python<'py>,
-    path: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
+fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let Some(path) = path else { return Ok(dict) };
     let Some(path) = path_bytes(py, path)? else {
