@@ -1,0 +1,212 @@
+"""`sage-flags config explain PATH [--json]`.
+
+Every rejected variant of C14 gets its reason; the verdict "honored" agrees with load_defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import List
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sage_flags import _vocab
+from sage_flags.explain import explain
+from sage_flags.reference import load_defaults
+
+from parity import vectors
+from parity.layers import PYTHON, SAGE_FLAGS
+
+CLI = [[SAGE_FLAGS], [PYTHON, "-m", "sage_flags"]]
+
+# Every rejected variant of C14 in the vectors, and the reason code explain must give for it.
+REJECTED = {
+    "cfg-rejected-double-quoted": "quoted-value",
+    "cfg-rejected-false": "false-value",
+    "cfg-rejected-indented-space": "indented",
+    "cfg-rejected-indented-tab": "indented",
+    "cfg-rejected-key-dashed": "key-separator",
+    "cfg-rejected-key-prefixed": "near-miss-key",
+    "cfg-rejected-key-quoted": "quoted-key",
+    "cfg-rejected-key-titlecase": "key-case",
+    "cfg-rejected-list-item": "list-item",
+    "cfg-rejected-longer-key": "near-miss-key",
+    "cfg-rejected-no-space": "no-space-after-colon",
+    "cfg-rejected-on": "yaml-alias",
+    "cfg-rejected-one": "yaml-alias",
+    "cfg-rejected-single-quoted": "quoted-value",
+    "cfg-rejected-space-before-colon": "space-before-colon",
+    "cfg-rejected-tab-after-colon": "tab-after-colon",
+    "cfg-rejected-titlecase": "titlecase-value",
+    "cfg-rejected-trailing-comment": "trailing-comment",
+    "cfg-rejected-trailing-space": "trailing-space",
+    "cfg-rejected-trailing-vt": "trailing-space",
+    "cfg-rejected-two-spaces": "extra-space",
+    "cfg-rejected-uppercase": "uppercase-value",
+    "cfg-rejected-value-longer": "other-value",
+    "cfg-rejected-value-shorter": "other-value",
+    "cfg-rejected-yes": "yaml-alias",
+}
+CONFIG_VECTORS = [v for v in vectors.load_all() if v.config]
+
+
+def run(args: List[bytes], prefix: List[str] = CLI[0]) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SAGE_FLAGS_BACKEND="python")
+    return subprocess.run([*prefix, "config", "explain", *args], capture_output=True, env=env, timeout=30)
+
+
+def report(path: Path) -> dict:
+    result = run([os.fsencode(path), b"--json"])
+    assert (result.returncode, result.stderr) == (0, b""), result.stderr
+    return json.loads(result.stdout)
+
+
+def test_every_rejected_vector_has_a_reason() -> None:
+    names = {v.name for v in vectors.load_all() if v.name.startswith("cfg-rejected-")}
+    assert names == set(REJECTED), "a new cfg-rejected-* vector needs its expected reason here"
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_rejected_variant(name: str, tmp_path: Path) -> None:
+    vector = vectors.load(vectors.VECTOR_DIR / f"{name}.json")
+    path = vectors.make_config(vector.config, tmp_path)
+    data = report(path)
+    assert len(data["lines"]) == 1, data
+    line = data["lines"][0]
+    assert (line["line"], line["mode"], line["verdict"]) == (1, "quality_locked", "ignored")
+    codes = [r["code"] for r in line["reasons"]]
+    assert REJECTED[name] in codes, codes
+    assert data["defaults"]["quality_locked"] is False
+    text = run([os.fsencode(path)]).stdout.decode()
+    assert "line 1: " in text and "not honored: " in text and "quality_locked no default" in text
+
+
+@pytest.mark.parametrize("vector", CONFIG_VECTORS, ids=lambda v: v.name)
+def test_honored_agrees_with_load_defaults_on_every_config_vector(vector: vectors.Vector, tmp_path: Path) -> None:
+    path = vectors.make_config(vector.config, tmp_path)
+    data = explain(os.fsencode(path))
+    expected = load_defaults(path)
+    honored = {line["mode"] for line in data["lines"] if line["verdict"] == "honored"}
+    assert honored == set(expected)
+    assert data["defaults"] == {key: key in expected for key, _ in _vocab.MODES}
+
+
+_KEYS = ["quality_locked", "autonomous", "Quality_Locked", "autonomy", "x", "- ", "#", "\ufeff", "\xa0"]
+_SEPARATORS = [":", ": ", ":  ", " ", "\t", "=", "\r", "\x00"]
+_VALUES = ["true", "True", "yes", "'true'", "false"]
+_LINE_PIECES = st.sampled_from([*_KEYS, *_SEPARATORS, *_VALUES])
+_CONTENT = st.lists(st.lists(_LINE_PIECES, max_size=5).map("".join), max_size=6).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(content=_CONTENT, bom=st.booleans(), crlf=st.booleans())
+def test_honored_agrees_with_load_defaults_on_generated_files(tmp_path_factory, content, bom, crlf) -> None:
+    path = tmp_path_factory.mktemp("explain") / "config.yaml"
+    data = content.replace("\n", "\r\n" if crlf else "\n").encode()
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
+    result = explain(os.fsencode(path))
+    honored = {line["mode"] for line in result["lines"] if line["verdict"] == "honored"}
+    assert honored == set(load_defaults(path))
+    for line in result["lines"]:
+        assert (line["verdict"] == "honored") == (not line["reasons"]), line
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (b"quality_locked: true\0\n", "nul"),
+        (b"\xef\xbb\xbfquality_locked: true\n", "bom"),
+        (b"quality_locked: true\r\n", "crlf"),
+        (b"quality_locked: true\rautonomous: true\r", "cr-only"),
+        (b"", "empty"),
+    ],
+)
+def test_file_level_findings(content: bytes, code: str, tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(content)
+    data = report(path)
+    assert code in [f["code"] for f in data["findings"]]
+    assert data["defaults"] == {key: key in load_defaults(path) for key, _ in _vocab.MODES}
+
+
+def test_nul_file_lines_are_not_honored(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"quality_locked: true\nx\0")
+    (line,) = report(path)["lines"]
+    assert (line["verdict"], line["reasons"][0]["code"]) == ("ignored", "file-has-nul")
+
+
+def test_cr_only_file_lines_explained(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"quality_locked: true\rautonomous: true")
+    data = report(path)
+    assert [line["mode"] for line in data["lines"]] == ["quality_locked", "autonomous"]
+    assert all(line["reasons"][0]["code"] == "bare-cr" for line in data["lines"])
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "fifo", "dangling-symlink", "loop-symlink"])
+def test_not_a_regular_file_is_a_finding_with_status_0(kind: str, tmp_path: Path) -> None:
+    path = vectors.make_config({"type": kind}, tmp_path)
+    result = run([os.fsencode(path)])  # a FIFO must not block: the 30 s timeout would fail the test
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert "no defaults (C12)" in result.stdout.decode()
+    codes = [f["code"] for f in report(path)["findings"]]
+    assert codes and codes[0] in ("missing", "not-regular-file", "symlink-loop")
+
+
+def test_path_that_cannot_be_examined_is_status_1(tmp_path: Path) -> None:
+    result = run([os.fsencode(tmp_path) + b"/" + b"x" * 300])
+    assert (result.returncode, result.stdout) == (1, b"")
+    assert result.stderr.count(b"\n") == 1 and b"cannot examine" in result.stderr
+
+
+def test_empty_path_is_c11() -> None:
+    data = json.loads(run([b"", b"--json"]).stdout)
+    assert [f["code"] for f in data["findings"]] == ["empty-path"]
+
+
+@pytest.mark.parametrize("args", [[], [b"a", b"b"], [b"--json"]])
+def test_usage_errors(args: List[bytes]) -> None:
+    result = run(args)
+    assert (result.returncode, result.stdout, result.stderr.count(b"\n")) == (2, b"", 1)
+    other = subprocess.run([SAGE_FLAGS, "config", "show", "x"], capture_output=True)
+    assert (other.returncode, other.stdout) == (2, b"")
+
+
+def test_double_dash_allows_a_path_named_json(tmp_path: Path) -> None:
+    (tmp_path / "--json").write_bytes(b"autonomous: true\n")
+    result = subprocess.run([SAGE_FLAGS, "config", "explain", "--", "--json"], capture_output=True, cwd=tmp_path)
+    assert result.returncode == 0 and b"autonomous on (line 1)" in result.stdout
+
+
+def test_output_is_terminal_safe(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"quality_locked: tr\x1b[2Jue\nautonomous: \xff\xfe\n")
+    text = run([os.fsencode(path)]).stdout.decode("utf-8")
+    assert "\x1b" not in text and "\\u001b[2J" in text and "\\xff\\xfe" in text
+
+
+def test_human_output_example(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"quality_locked: True\r\nautonomous: true\r\n")
+    for prefix in CLI:
+        result = subprocess.run([*prefix, "config", "explain", "c.yaml"], capture_output=True, cwd=tmp_path)
+        assert result.stdout.decode() == (
+            "config: c.yaml\n"
+            "  file: CRLF line endings: fine, one CR at the end of a line is dropped (C13)\n"
+            "  line 1: quality_locked: True\n"
+            "    not honored: titlecase value `True`: only lowercase `true` counts\n"
+            "  line 2: autonomous: true\n"
+            "    honored: autonomous is on by default\n"
+            "defaults: quality_locked no default; autonomous on (line 2)\n"
+        )
+
+
+def test_explain_is_not_on_the_parse_path() -> None:
+    code = "import sys, sage_flags.cli as c; c.main(['parse', 'x']); print('sage_flags.explain' in sys.modules)"
+    result = subprocess.run([PYTHON, "-c", code], capture_output=True)
+    assert result.stdout.endswith(b"False\n")

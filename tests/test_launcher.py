@@ -1,0 +1,209 @@
+"""sage/bin/sage-flags: picks the best layer present, and passes argv/stdout/stderr/status through untouched.
+
+Each layer is hidden in turn by building PATH from a sandbox directory holding only the programs the
+scenario allows (and by copying the checkout without python/), then a sample of the vectors is run
+through the launcher and compared byte for byte with the expected output.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+
+from parity import vectors
+from parity.layers import ROOT, SAGE_FLAGS
+
+LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
+BASH_DIR = ROOT / "sage" / "core" / "flag_parser"
+# The interpreter behind .venv (a symlink to it outside the venv does not see the venv's site-packages).
+BASE_PYTHON = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+HAS_BASH_LAYER = (BASH_DIR / "parse.sh").exists() and shutil.which("bash") is not None
+
+
+def _sample() -> List[vectors.Vector]:
+    parse = vectors.load_all("parse")
+    picked = [v for i, v in enumerate(parse) if i % 8 == 0 or v.status == 2 or "E4" in v.rules]
+    return picked + vectors.load_all("batch") + vectors.load_all("announce")
+
+
+SAMPLE = _sample()
+
+
+def make_path(tmp: Path, programs: Dict[str, str]) -> str:
+    """A directory holding exactly ``programs`` (name -> real path), as a PATH value."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name, target in programs.items():
+        (bin_dir / name).symlink_to(target)
+    return str(bin_dir)
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    assert path, f"{name} is needed by this test"
+    return os.path.realpath(path)
+
+
+class Scenario:
+    """One arrangement of layers: a PATH, an environment, and the layer the launcher should pick."""
+
+    def __init__(self, name: str, expected: str, launcher: Path = LAUNCHER, env: Optional[Dict[str, str]] = None):
+        self.name, self.expected, self.launcher, self.env = name, expected, launcher, env or {}
+
+    def run(self, args: List[bytes], stdin: bytes = b"", cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SAGE_FLAGS_BACKEND", "VIRTUAL_ENV")}
+        env.update(self.env)
+        return subprocess.run(
+            [str(self.launcher), *args], input=stdin, capture_output=True, env=env, cwd=cwd, timeout=30
+        )
+
+
+def scenarios(tmp: Path, which: str) -> Scenario:
+    """Build the named scenario in ``tmp``."""
+    sh, bash = tool("sh"), tool("bash")
+    if which == "installed":
+        # The installed console script, without python3 on PATH (its shebang names its own interpreter).
+        path = make_path(tmp, {"sage-flags": SAGE_FLAGS, "sh": sh, "bash": bash})
+        return Scenario(which, f"installed: {tmp}/bin/sage-flags", env={"PATH": path, "PYTHONPATH": "/nonexistent"})
+    if which == "installed-after-launcher-on-path":
+        # The launcher's own directory first on PATH: it must skip itself (and any copy of itself).
+        copy = tmp / "other" / "sage-flags"
+        copy.parent.mkdir()
+        shutil.copy(LAUNCHER, copy)
+        path = make_path(tmp, {"sage-flags": SAGE_FLAGS, "sh": sh})
+        env = {"PATH": f"{LAUNCHER.parent}:{copy.parent}:{path}"}
+        return Scenario(which, f"installed: {tmp}/bin/sage-flags", env=env)
+    if which == "checkout":
+        path = make_path(tmp, {"python3": BASE_PYTHON, "sh": sh, "bash": bash})
+        return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", env={"PATH": path})
+    if which == "checkout-via-symlinked-launcher":
+        path = make_path(tmp, {"python3": BASE_PYTHON, "readlink": tool("readlink")})
+        link = tmp / "bin" / "sage-flags"
+        link.symlink_to(LAUNCHER)
+        return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", link, {"PATH": path})
+    if which == "bash":
+        path = make_path(tmp, {"bash": bash})
+        return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
+    if which == "bash-python-cannot-import":
+        # python3 is there but the checkout has no python/: a copy of sage/ alone.
+        shutil.copytree(ROOT / "sage", tmp / "repo" / "sage", ignore=shutil.ignore_patterns("__pycache__"))
+        path = make_path(tmp, {"python3": BASE_PYTHON, "bash": bash})
+        launcher = tmp / "repo" / "sage" / "bin" / "sage-flags"
+        return Scenario(which, f"bash: {tmp}/repo/sage/core/flag_parser", launcher, {"PATH": path})
+    if which == "bash-python-broken":
+        fake = tmp / "fake-python3"
+        fake.write_text("#!/bin/sh\nexit 1\n")
+        fake.chmod(0o755)
+        path = make_path(tmp, {"python3": str(fake), "bash": bash})
+        return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
+    raise ValueError(which)
+
+
+LAYER_SCENARIOS = ["installed", "installed-after-launcher-on-path", "checkout", "checkout-via-symlinked-launcher"]
+BASH_SCENARIOS = ["bash", "bash-python-cannot-import", "bash-python-broken"]
+needs_bash = pytest.mark.skipif(not HAS_BASH_LAYER, reason="the bash layer (parse.sh) is not in the checkout")
+ALL_SCENARIOS = LAYER_SCENARIOS + [pytest.param(s, marks=needs_bash) for s in BASH_SCENARIOS]
+
+
+@pytest.mark.parametrize("which", ALL_SCENARIOS)
+def test_which_names_the_layer(which: str, tmp_path: Path) -> None:
+    scenario = scenarios(tmp_path, which)
+    result = scenario.run([b"--which"])
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode() == scenario.expected + "\n"
+
+
+@pytest.mark.parametrize("which", ALL_SCENARIOS)
+def test_output_is_identical_through_every_layer(which: str, tmp_path: Path) -> None:
+    scenario = scenarios(tmp_path, which)
+    bash_only = scenario.expected.startswith("bash:")
+    checked = 0
+    for i, vector in enumerate(SAMPLE):
+        if bash_only and not (BASH_DIR / f"{vector.command}.sh").exists():
+            continue
+        work = tmp_path / f"v{i}"
+        work.mkdir()
+        args = [vector.command.encode(), *vector.materialise(work)]
+        result = scenario.run(args, stdin=vector.stdin, cwd=work)
+        where = f"{which} {vector.name}"
+        assert result.stdout == vector.stdout, where
+        assert result.returncode == vector.status, where
+        if vector.status in (0, 1):
+            assert result.stderr == b"", where
+        else:
+            assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, where
+        checked += 1
+    assert checked >= 30
+
+
+def test_argv_is_passed_through_untouched(tmp_path: Path) -> None:
+    """Items with spaces, globs, empty strings, backslashes, dashes and invalid UTF-8 arrive as given."""
+    tricky = [b"--quality-locked", b"*", b"", b"a  b", b"\\n", b"$HOME", b"-n", b"-e", b"--config-path=", b"\xff"]
+    direct = subprocess.run([SAGE_FLAGS, "parse", *tricky[:-1]], capture_output=True).stdout
+    goal = b'"goal": "*  a  b \\\\n $HOME -n -e"'
+    assert goal in direct
+    for which in ["installed", "checkout"] + (["bash"] if HAS_BASH_LAYER else []):
+        (tmp_path / which).mkdir()
+        scenario = scenarios(tmp_path / which, which)
+        assert scenario.run([b"parse", *tricky[:-1]], cwd=tmp_path).stdout == direct, which
+        invalid = scenario.run([b"parse", *tricky], cwd=tmp_path)
+        assert (invalid.returncode, b"not valid UTF-8" in invalid.stdout) == (1, True), which
+
+
+@pytest.mark.parametrize("which", ["installed", "checkout"])
+def test_python_layers_pass_every_subcommand(which: str, tmp_path: Path) -> None:
+    scenario = scenarios(tmp_path, which)
+    version = scenario.run([b"--version"])
+    assert (version.returncode, version.stdout.startswith(b"sage-flags ")) == (0, True)
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"quality_locked: True\n")
+    explained = scenario.run([b"config", b"explain", os.fsencode(config)])
+    assert explained.returncode == 0 and b"titlecase" in explained.stdout
+    missing = scenario.run([])
+    assert (missing.returncode, missing.stdout, missing.stderr.count(b"\n")) == (2, b"", 1)
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("args", "status"), [([b"config", b"explain", b"x"], 3), ([b"--version"], 3), ([b"nope\nx"], 3), ([], 2)]
+)
+def test_bash_layer_refuses_what_it_lacks(args: List[bytes], status: int, tmp_path: Path) -> None:
+    result = scenarios(tmp_path, "bash").run(args)
+    assert result.returncode == status
+    assert result.stdout == b""
+    assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1
+
+
+def test_no_layer_at_all(tmp_path: Path) -> None:
+    path = make_path(tmp_path, {})
+    scenario = Scenario("none", "none", env={"PATH": path})
+    which = scenario.run([b"--which"])
+    assert (which.returncode, which.stdout) == (3, b"none\n")
+    result = scenario.run([b"parse", b"x"])
+    assert (result.returncode, result.stdout) == (3, b"")
+    assert result.stderr.count(b"\n") == 1 and b"SKILL.md" in result.stderr
+
+
+@pytest.mark.parametrize("shell", ["dash", "bash", "sh"])
+def test_runs_under_posix_shells(shell: str, tmp_path: Path) -> None:
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} not installed")
+    env = dict(os.environ, PATH=make_path(tmp_path, {"python3": BASE_PYTHON}))
+    env.pop("PYTHONPATH", None)
+    args = [shutil.which(shell), str(LAUNCHER), "announce", "build", "--autonomous", "x"]
+    result = subprocess.run(
+        [*args[:1], *(["--posix"] if shell == "bash" else []), *args[1:]], capture_output=True, env=env
+    )
+    assert (result.returncode, result.stdout) == (0, "Sage → build workflow. Modes: --autonomous\nGoal: x\n".encode())
+
+
+def test_launcher_is_shellcheck_clean() -> None:
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    result = subprocess.run([str(shellcheck), "-s", "sh", str(LAUNCHER)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
