@@ -1,0 +1,320 @@
+"""persist and resume (issue 8): vectors through every layer, the fuzzer, concurrency.
+
+Vector files parity/vectors/persist-*.json and resume-*.json use the format of
+parity/vectors.py plus one field, "manifest":
+
+    "manifest": {"before": B, "after": A, "type": T, "mode": M}
+
+- B: the manifest's bytes before the run: a JSON string (its UTF-8 bytes) or
+  {"hex": "..."}; null means no file at the manifest path.
+- A: its bytes after the run (persist). Omitted: the file must be exactly as
+  before (or still absent).
+- T (optional): "file" (the default); "symlink": the manifest path is a
+  relative symlink to target.md, which holds B and must end up holding A while
+  the link stays a link; "directory" or "fifo": the manifest path is one.
+- M (optional): permission bits as an octal string ("0640"), set before the
+  run and expected after it.
+
+argv items may contain {manifest} (the manifest path, manifest.md in the run's
+own directory) and {config} (the config of the "config" field). "stdin" is the
+line piped to persist. Status 2 (usage, or persist's "not a contract line")
+and 3 (manifest cannot be updated) mean exactly one line on stderr; 0 and 1
+an empty stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sage_flags import manifest, reference
+from sage_flags._vocab import MODES
+
+from parity import vectors
+from parity.layers import Layer, available_layers
+
+MANIFEST_PLACEHOLDER = b"{manifest}"
+MODE_KEYS = [key for key, _ in MODES]
+
+
+def manifest_vectors(command: str) -> List[vectors.Vector]:
+    return vectors.load_all(command)
+
+
+def materialise_manifest(spec: dict, workdir: Path) -> Path:
+    """Create the manifest (or non-file) the vector describes; return the manifest path."""
+    path = workdir / "manifest.md"
+    before = spec.get("before")
+    kind = spec.get("type", "file")
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        target = workdir / "target.md"
+        if before is not None:
+            target.write_bytes(vectors.to_bytes(before))
+        path.symlink_to("target.md")
+    elif before is not None:
+        path.write_bytes(vectors.to_bytes(before))
+    if "mode" in spec:
+        (workdir / "target.md" if kind == "symlink" else path).chmod(int(spec["mode"], 8))
+    return path
+
+
+def run_vector(layer: Layer, vector: vectors.Vector, workdir: Path) -> Tuple[subprocess.CompletedProcess, Path]:
+    spec = vector.extra["manifest"]
+    path = materialise_manifest(spec, workdir)
+    argv = [item.replace(MANIFEST_PLACEHOLDER, os.fsencode(path)) for item in vector.materialise(workdir)]
+    result = layer.run(vector.command, argv, stdin=vector.stdin, env=vector.env, cwd=workdir)
+    return result, path
+
+
+def check_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    spec = vector.extra["manifest"]
+    result, path = run_vector(layer, vector, tmp_path)
+    where = f"{layer.name} {vector.name}"
+    assert result.stdout == vector.stdout, f"{where}: stdout {result.stdout!r}"
+    assert result.returncode == vector.status, f"{where}: status {result.returncode}, stderr {result.stderr!r}"
+    if vector.status in (0, 1):
+        assert result.stderr == b"", f"{where}: stderr must be empty"
+    else:
+        assert result.stderr.count(b"\n") == 1 and result.stderr.endswith(b"\n"), f"{where}: {result.stderr!r}"
+    kind = spec.get("type", "file")
+    target = tmp_path / "target.md" if kind == "symlink" else path
+    if kind == "symlink":
+        assert path.is_symlink(), f"{where}: the symlink was replaced"
+    expected = spec.get("after", spec.get("before"))
+    if kind in ("directory", "fifo"):
+        assert path.is_dir() if kind == "directory" else stat.S_ISFIFO(path.lstat().st_mode), where
+    elif expected is None:
+        assert not os.path.lexists(target), f"{where}: a manifest was created"
+    else:
+        assert target.read_bytes() == vectors.to_bytes(expected), f"{where}: manifest bytes differ"
+        if "mode" in spec:
+            assert stat.S_IMODE(target.stat().st_mode) == int(spec["mode"], 8), f"{where}: permission bits"
+    leftovers = [p.name for p in tmp_path.iterdir() if ".sage-flags-tmp." in p.name]
+    assert not leftovers, f"{where}: temp files left: {leftovers}"
+
+
+@pytest.mark.parametrize("layer", available_layers("persist"), ids=lambda layer: layer.name)
+@pytest.mark.parametrize("vector", manifest_vectors("persist"), ids=lambda v: v.name)
+def test_persist_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    check_vector(layer, vector, tmp_path)
+
+
+@pytest.mark.parametrize("layer", available_layers("resume"), ids=lambda layer: layer.name)
+@pytest.mark.parametrize("vector", manifest_vectors("resume"), ids=lambda v: v.name)
+def test_resume_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    check_vector(layer, vector, tmp_path)
+
+
+def test_vectors_exist_for_both_commands() -> None:
+    assert len(manifest_vectors("persist")) >= 30
+    assert len(manifest_vectors("resume")) >= 15
+    for vector in manifest_vectors("persist") + manifest_vectors("resume"):
+        assert "manifest" in vector.extra, vector.name
+        assert vector.name.startswith(vector.command + "-"), vector.name
+
+
+def test_every_layer_offers_both_commands() -> None:
+    """The Python layers always; bash once persist.sh / resume.sh exist."""
+    names = {layer.name for layer in available_layers("persist")}
+    assert {"cli-pure", "module-pure"} <= names
+    assert names == {layer.name for layer in available_layers("resume")}
+
+
+def test_resume_lines_are_strict_json_with_notes_last() -> None:
+    for vector in manifest_vectors("resume"):
+        if vector.status == 2:
+            continue
+        text = vector.stdout.decode("utf-8")
+        data = json.loads(text)
+        assert list(data)[-1] == "notes" and isinstance(data["notes"], list), vector.name
+        assert json.dumps(data, ensure_ascii=False) + "\n" == text, vector.name
+
+
+# --------------------------------------------------------------- the fuzzer
+#
+# Manifests assembled from pieces that exercise every branch: with and without
+# frontmatter, flags blocks in every shape (indentation, comments, other
+# entries, nested maps, repeated keys, odd values), CRLF, BOM, unicode, invalid
+# UTF-8 in the body, no final newline. Every layer must produce the same file,
+# stdout and status; and resume (no flags) must restore what persist recorded.
+
+WORDS = st.sampled_from(["title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü"])
+VALUES = st.sampled_from(["true", "false", "yes", '"true"', "True", "null", "x y", ""])
+TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
+INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
+
+
+@st.composite
+def flags_block(draw) -> List[str]:
+    indent = draw(INDENTS)
+    header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(TAILS)
+    lines = [header]
+    keys = [*MODE_KEYS, "subagents", "quality_locked_extra", "- item"]
+    for _ in range(draw(st.integers(0, 5))):
+        choice = draw(st.sampled_from(["entry", "entry", "entry", "blank", "comment", "nested", "deeper"]))
+        if choice == "entry":
+            key = draw(st.sampled_from(keys))
+            colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
+            lines.append(indent + key + colon + draw(VALUES) + draw(TAILS))
+        elif choice == "blank":
+            lines.append(draw(st.sampled_from(["", "  "])))
+        elif choice == "comment":
+            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero"])))
+        elif choice == "nested":
+            lines.append(indent + "sub:")
+            lines.append(indent + indent + draw(st.sampled_from(MODE_KEYS)) + ": true")
+        else:
+            lines.append(indent + indent + "deeper: 1")
+    return lines
+
+
+@st.composite
+def manifests(draw) -> Optional[bytes]:
+    if draw(st.integers(0, 15)) == 0:
+        return None  # no file yet
+    body = draw(st.lists(WORDS, max_size=3))
+    frontmatter: Optional[List[str]] = None
+    if draw(st.booleans()):
+        frontmatter = draw(st.lists(WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
+        if draw(st.integers(0, 4)):
+            block = draw(flags_block())
+            at = draw(st.integers(0, len(frontmatter)))
+            frontmatter[at:at] = block
+            if draw(st.integers(0, 8)) == 0:
+                frontmatter.append(draw(st.sampled_from(["flags:", "flags: {}"])))
+    lines: List[str] = []
+    if frontmatter is not None:
+        lines = ["---", *frontmatter]
+        if draw(st.integers(0, 10)):
+            lines.append("---")
+    lines += body
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    text = eol.join(lines)
+    if lines and draw(st.integers(0, 4)):
+        text += eol
+    data = text.encode("utf-8")
+    if draw(st.integers(0, 6)) == 0:
+        data += b"\xff\xfe invalid utf-8\n"
+    if draw(st.integers(0, 5)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    return data
+
+
+def fuzz_layers(command: str) -> List[Layer]:
+    """One Python layer per backend (cli and module run the same code) and bash."""
+    return [layer for layer in available_layers(command) if not layer.name.startswith("module-")]
+
+
+def persist_everywhere(before: Optional[bytes], line: bytes, workdir: Path) -> Dict[str, Tuple]:
+    outcomes = {}
+    for layer in fuzz_layers("persist"):
+        directory = workdir / layer.name
+        directory.mkdir()
+        path = directory / "manifest.md"
+        if before is not None:
+            path.write_bytes(before)
+        result = layer.run("persist", [os.fsencode(path)], stdin=line)
+        after = path.read_bytes() if path.exists() else None
+        leftovers = sorted(p.name for p in directory.iterdir() if p.name != "manifest.md")
+        outcomes[layer.name] = (result.returncode, result.stdout, result.stderr.count(b"\n"), after, leftovers)
+    return outcomes
+
+
+def parse_line(args: List[str]) -> bytes:
+    """The contract line parse prints for ``args`` (the input of persist, not under test here)."""
+    return reference.parse(" ".join(args)).to_json().encode("utf-8") + b"\n"
+
+
+FLAG_ARGS = st.lists(
+    st.sampled_from([f"--{n}" for _, n in MODES] + [f"--no-{n}" for _, n in MODES] + ["--", "goal", "--bogus"]),
+    max_size=3,
+)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(before=manifests(), args=FLAG_ARGS, resume_args=FLAG_ARGS)
+def test_fuzz_persist_then_resume_agree_everywhere(
+    before: Optional[bytes], args: List[str], resume_args: List[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    workdir = tmp_path_factory.mktemp("fuzz")
+    line = parse_line(args)
+    outcomes = persist_everywhere(before, line, workdir)
+    first = next(iter(outcomes.values()))
+    for name, outcome in outcomes.items():
+        assert outcome == first, f"{name} differs from {next(iter(outcomes))}: {outcome!r} vs {first!r}"
+    status, stdout, _, after, leftovers = first
+    assert leftovers == []
+    assert stdout == (line if status != 2 else b"")
+    if status != 0:
+        assert after == before, "the manifest changed although nothing was written"
+        return
+    persisted = json.loads(line)
+    resumes = {}
+    for layer in fuzz_layers("resume"):
+        path = workdir / layer.name / "manifest.md"
+        plain = layer.run("resume", [os.fsencode(path)])
+        flagged = layer.run("resume", [os.fsencode(path), *(a.encode() for a in resume_args)])
+        resumes[layer.name] = (plain.returncode, plain.stdout, flagged.returncode, flagged.stdout)
+        restored = json.loads(plain.stdout)
+        for key in MODE_KEYS:  # resume after persist restores exactly what was persisted
+            assert (restored[key], restored[key + "_source"]) == (persisted[key], "manifest"), (layer.name, key)
+        assert restored["notes"] == []
+    assert len(set(resumes.values())) == 1, resumes
+    # Persisting what resume restored changes nothing (in-process, in addition to the layers above).
+    assert manifest.updated_manifest(after, manifest.contract_values(resumes[layer.name][1])[0]) == after
+
+
+# --------------------------------------------------------------- concurrency
+
+CONCURRENT_WRITERS = 20
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_concurrent_persists_leave_one_complete_version(layer: Layer, tmp_path: Path) -> None:
+    """20 processes persist different lines into one manifest at once (P7).
+
+    Each writer reads, edits and renames a complete file; the last rename wins.
+    Since every persist rewrites every mode's value, the result is exactly what
+    one of the writers would have produced alone, and no temp file remains.
+    """
+    before = b"---\r\ntitle: race\r\nflags:\r\n  subagents: false  # kept\r\n---\r\nbody \xe2\x9c\x93\r\n"
+    path = tmp_path / "manifest.md"
+    path.write_bytes(before)
+    os.chmod(path, 0o640)
+    combos = [[], ["--quality-locked"], ["--autonomous"], ["--quality-locked", "--autonomous"]]
+    lines = [parse_line([*combos[i % len(combos)], "go %d" % i]) for i in range(CONCURRENT_WRITERS)]
+    env = {**os.environ, **layer.env}
+    argv = layer.argv("persist", [os.fsencode(path)])
+    procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) for _ in lines]
+    for proc, line in zip(procs, lines):  # all started before any gets its line
+        proc.stdin.write(line)
+    for proc in procs:
+        proc.stdin.close()
+    statuses = [proc.wait(60) for proc in procs]
+    for proc in procs:
+        proc.stdout.close()
+    assert statuses == [0] * CONCURRENT_WRITERS
+    possible = set()
+    for line in lines:
+        solo = tmp_path / "solo"
+        solo.mkdir()
+        (solo / "manifest.md").write_bytes(before)
+        assert layer.run("persist", [os.fsencode(solo / "manifest.md")], stdin=line).returncode == 0
+        possible.add((solo / "manifest.md").read_bytes())
+        (solo / "manifest.md").unlink()
+        solo.rmdir()
+    assert path.read_bytes() in possible
+    assert len(possible) == len(combos)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.md"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
