@@ -165,32 +165,50 @@ impl ParseResult {
     }
 }
 
+#[inline]
+const fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// The index of the first byte from `from` on that C17 escapes, if any.
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    const CHUNK: usize = 32;
+    let mut pos = from;
+    // Whole chunks without an escape are skipped by a branch-free test the compiler vectorises.
+    while pos + CHUNK <= bytes.len() {
+        let chunk = &bytes[pos..pos + CHUNK];
+        if chunk.iter().fold(false, |any, &b| any | needs_escape(b)) {
+            break;
+        }
+        pos += CHUNK;
+    }
+    bytes[pos..].iter().position(|&b| needs_escape(b)).map(|n| pos + n)
+}
+
 /// C17: `json.dumps(ensure_ascii=False)`'s string form.
 pub fn push_json_string(out: &mut String, value: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(value.len() + 2);
     out.push('"');
     let bytes = value.as_bytes();
     let mut start = 0;
-    for (i, &byte) in bytes.iter().enumerate() {
-        // Only ASCII bytes are escaped, so every cut below is at a char boundary.
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            b'\t' => "\\t",
-            b'\n' => "\\n",
-            0x0c => "\\f",
-            b'\r' => "\\r",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
+    while let Some(i) = next_escape(bytes, start) {
+        // Only ASCII bytes are escaped, so every cut is at a char boundary.
         out.push_str(&value[start..i]);
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0x0f)]));
-        } else {
-            out.push_str(escape);
+        let byte = bytes[i];
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x0c => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(byte >> 4)]));
+                out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+            }
         }
         start = i + 1;
     }
@@ -402,6 +420,40 @@ mod tests {
         let mut out = String::new();
         push_json_string(&mut out, "\"\\\u{8}\t\n\u{c}\r\u{0}\u{1f}\u{7f}\u{2028}\u{1f600}é/");
         assert_eq!(out, "\"\\\"\\\\\\b\\t\\n\\f\\r\\u0000\\u001f\u{7f}\u{2028}\u{1f600}é/\"");
+    }
+
+    /// The escape rule per character, written plainly (the fast path skips 32-byte chunks).
+    fn escaped_plainly(value: &str) -> String {
+        let mut out = String::from("\"");
+        for c in value.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{8}' => out.push_str("\\b"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\u{c}' => out.push_str("\\f"),
+                '\r' => out.push_str("\\r"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn escapes_at_every_position_around_chunk_edges() {
+        for special in ['"', '\\', '\u{0}', '\u{1f}', '\n', '\u{7f}', 'é', '\u{1f600}'] {
+            for len in [0, 1, 31, 32, 33, 63, 64, 65, 100] {
+                for at in 0..len {
+                    let value: String = (0..len).map(|i| if i == at || i == len - 1 { special } else { 'a' }).collect();
+                    let mut out = String::new();
+                    push_json_string(&mut out, &value);
+                    assert_eq!(out, escaped_plainly(&value), "{special:?} at {at} of {len}");
+                }
+            }
+        }
     }
 
     #[test]
