@@ -1,0 +1,820 @@
+"""The differential fuzzer: every example through every layer's real command line; the oracle is agreement.
+
+    python -m parity.fuzz --minutes 15        # make fuzz FUZZ_MINUTES=15
+    python -m parity.fuzz --examples 100000   # make fuzz FUZZ_EXAMPLES=100000
+
+Two ways to run an example (parity/README.md has the details):
+
+- ``check_agreement(command, argv, ...)``: one process per layer offering ``command`` (argv shapes, configs,
+  environments). Layers run in parallel threads.
+- ``check_records(records, config_key)``: records written to long-lived batch streams (C22), one per
+  batch-capable layer and config; no process start per example.
+
+Either way every layer's stdout bytes and status must equal the in-process reference's (and each other's), stderr
+must be empty with status 0/1 (one line with status 2), every stdout line must be strict JSON that re-encodes to
+the same bytes (C16/C17), and the compiled core, when importable, must agree in-process. A divergence raises
+``Divergence`` carrying a ready-to-save vector (parity/vectors format), also written to parity/failures/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import selectors
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from sage_flags import reference
+from sage_flags._vocab import MODES
+
+from parity import strategies as gen
+from parity.layers import ROOT, Layer, available_layers
+from parity.vectors import Vector, split_argv
+
+FAILURES_DIR = ROOT / "parity" / "failures"
+PROCESS_TIMEOUT = 30.0
+# C16: the keys, in order.
+KEYS = (*(k for k, _ in MODES), "goal", "error", *(k + "_source" for k, _ in MODES))
+SOURCES = (None, "flag", "config")
+
+
+# --- in-process APIs --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Backend:
+    """An in-process API: ``parse(str, defaults)`` and ``load_defaults(path)`` (sage_flags.reference's shape)."""
+
+    name: str
+    parse: Callable
+    load_defaults: Callable
+
+    def answer(self, text: str, defaults: Optional[dict]) -> Tuple[bytes, bool]:
+        """The stdout line for ``text``, and whether it parsed cleanly."""
+        try:
+            result = self.parse(text, defaults)
+            return result.to_json().encode("utf-8") + b"\n", result.error is None
+        except Exception as error:  # a crash is a divergence, reported as such
+            return ("<%s raised %s: %s>" % (self.name, type(error).__name__, error)).encode("utf-8", "replace"), False
+
+    def line(self, text: str, defaults: Optional[dict]) -> bytes:
+        return self.answer(text, defaults)[0]
+
+    def defaults(self, path: Optional[bytes]) -> Optional[dict]:
+        if not path:  # C11
+            return None
+        return self.load_defaults(path)
+
+
+REFERENCE = Backend("reference", reference.parse, reference.load_defaults)
+
+
+def in_process_backends() -> List[Backend]:
+    """The pure reference first, then the compiled core when it imports (sage_flags._native)."""
+    backends = [REFERENCE]
+    try:
+        from sage_flags import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return backends
+    return [*backends, Backend("native", _native.parse, _native.load_defaults)]
+
+
+BACKENDS = in_process_backends()
+
+
+# --- oracles: the expected (stdout, status) of a command, computed in-process ----------------------------------
+
+
+@dataclass
+class Outcome:
+    stdout: bytes
+    status: Optional[int]  # None: no exit status (timed out, or a stream that is still running)
+    stderr: bytes = b""
+    seconds: float = 0.0
+
+
+def _decode(argument: bytes) -> str:
+    return argument.decode("utf-8", "surrogateescape")  # C10: invalid bytes become lone surrogates: E4
+
+
+def _records(stdin: bytes) -> List[bytes]:
+    """C22: NUL-terminated records; a final unterminated record counts if non-empty."""
+    records = stdin.split(b"\0")
+    last = records.pop()
+    return [*records, last] if last else records
+
+
+def parse_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outcome:
+    try:
+        operands, config = split_argv(tuple(argv))
+    except ValueError:  # C3
+        return Outcome(b"", 2)
+    line, ok = backend.answer(_decode(b" ".join(operands)), backend.defaults(config))  # C2
+    return Outcome(line, 0 if ok else 1)
+
+
+def batch_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outcome:
+    try:
+        operands, config = split_argv(tuple(argv))
+    except ValueError:
+        return Outcome(b"", 2)
+    if operands:  # records come on stdin; the reference refuses operands (usage error)
+        return Outcome(b"", 2)
+    defaults = backend.defaults(config)  # C22: read once
+    answers = [backend.answer(_decode(record), defaults) for record in _records(stdin)]
+    return Outcome(b"".join(line for line, _ in answers), 0 if all(ok for _, ok in answers) else 1)
+
+
+# command -> in-process oracle. A command without one (e.g. a new subcommand) is checked for agreement only.
+ORACLES: Dict[str, Callable[[Backend, Sequence[bytes], bytes], Outcome]] = {
+    "parse": parse_oracle,
+    "batch": batch_oracle,
+}
+
+
+# --- checks -----------------------------------------------------------------------------------------------------
+
+_GOOD_LINES: Dict[bytes, None] = {}
+
+
+def json_line_problem(line: bytes) -> Optional[str]:
+    """C16/C17: one line, strict JSON, the six keys in order with the right types, re-encoding to the same bytes."""
+    if line in _GOOD_LINES:
+        return None
+    if not line.endswith(b"\n") or b"\n" in line[:-1]:
+        return "not exactly one line"
+    try:
+        text = line[:-1].decode("utf-8")
+        pairs = json.loads(text, object_pairs_hook=list, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError) as error:
+        return "not strict JSON (%s)" % error
+    if not isinstance(pairs, list) or tuple(k for k, _ in pairs) != KEYS:
+        return "not the C16 keys in order"
+    values = dict(pairs)
+    if not all(isinstance(values[k], bool) for k, _ in MODES) or not isinstance(values["goal"], str):
+        return "a mode is not a boolean, or the goal not a string"
+    if not isinstance(values["error"], (str, type(None))) or any(
+        values[k + "_source"] not in SOURCES for k, _ in MODES
+    ):
+        return "error or a source has the wrong type"
+    if json.dumps(values, ensure_ascii=False) != text:
+        return "re-encoding with json.dumps(ensure_ascii=False) gives other bytes (C17)"
+    if len(_GOOD_LINES) > 200_000:
+        _GOOD_LINES.clear()
+    _GOOD_LINES[line] = None
+    return None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError("non-standard constant " + name)
+
+
+def _show(data: bytes, limit: int = 300) -> str:
+    text = repr(data)
+    return text if len(text) <= limit else text[:limit] + "...(%d bytes)" % len(data)
+
+
+def compare(
+    expected: Outcome, results: Dict[str, Outcome], in_process: Dict[str, Outcome], json_lines: bool = True
+) -> List[str]:
+    """Every problem with ``results`` (layer name -> outcome) against ``expected``, the reference's outcome.
+
+    ``json_lines``: stdout must be C16 JSON lines (parse, batch).
+    """
+    problems = []
+    if json_lines and expected.status in (0, 1):
+        for line in expected.stdout.splitlines(keepends=True) or [b""]:
+            problem = json_line_problem(line)
+            if problem:
+                problems.append("reference output %s: %s" % (_show(line), problem))
+                break
+    for name, got in {**in_process, **results}.items():
+        if got.stdout != expected.stdout:
+            problems.append("%s: stdout %s, reference %s" % (name, _show(got.stdout), _show(expected.stdout)))
+        if name in results:
+            if got.status != expected.status:
+                problems.append("%s: status %s, reference %s" % (name, got.status, expected.status))
+            if got.status in (0, 1) and got.stderr:
+                problems.append("%s: stderr not empty with status %s (C19): %s" % (name, got.status, _show(got.stderr)))
+            if got.status == 2 and (got.stderr.count(b"\n") != 1 or not got.stderr.endswith(b"\n")):
+                problems.append("%s: status 2 needs exactly one stderr line (C3): %s" % (name, _show(got.stderr)))
+    return problems
+
+
+# --- statistics and progress ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    started: float = field(default_factory=time.monotonic)
+    examples: Dict[str, int] = field(default_factory=dict)  # kind -> examples
+    kind_seconds: Dict[str, float] = field(default_factory=dict)
+    layer_runs: Dict[str, int] = field(default_factory=dict)  # layer -> examples it answered
+    layer_seconds: Dict[str, float] = field(default_factory=dict)  # layer -> seconds it took to answer them
+    divergences: List[str] = field(default_factory=list)  # saved vector paths (or summaries)
+    progress_every: float = 0.0  # seconds; 0: no progress lines
+    _last_progress: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def total(self) -> int:
+        return sum(self.examples.values())
+
+    def count(self, kind: str, examples: int, seconds: float, layers: Dict[str, Outcome]) -> None:
+        with self.lock:
+            self.examples[kind] = self.examples.get(kind, 0) + examples
+            self.kind_seconds[kind] = self.kind_seconds.get(kind, 0.0) + seconds
+            for name, outcome in layers.items():
+                self.layer_runs[name] = self.layer_runs.get(name, 0) + examples
+                self.layer_seconds[name] = self.layer_seconds.get(name, 0.0) + outcome.seconds
+        self.maybe_progress()
+
+    def maybe_progress(self) -> None:
+        now = time.monotonic()
+        if self.progress_every and now - self._last_progress >= self.progress_every:
+            self._last_progress = now
+            elapsed = now - self.started
+            print(
+                "fuzz: %d examples, %.0f examples/s, %d divergences, %.0f s elapsed"
+                % (self.total, self.total / max(elapsed, 1e-9), len(self.divergences), elapsed),
+                flush=True,
+            )
+
+    def summary(self) -> str:
+        elapsed = time.monotonic() - self.started
+        rows = [
+            "parity fuzz: %d examples in %.1f s: %.0f examples/s through all layers; %d divergences"
+            % (self.total, elapsed, self.total / max(elapsed, 1e-9), len(self.divergences)),
+            "  %-22s %10s %9s" % ("kind", "examples", "seconds"),
+        ]
+        for kind in sorted(self.examples):
+            rows.append("  %-22s %10d %9.1f" % (kind, self.examples[kind], self.kind_seconds[kind]))
+        rows.append("  %-22s %10s %9s %12s" % ("layer", "examples", "busy s", "examples/s"))
+        for name in sorted(self.layer_runs):
+            seconds = self.layer_seconds[name]
+            rate = self.layer_runs[name] / seconds if seconds else float("inf")
+            rows.append("  %-22s %10d %9.1f %12.0f" % (name, self.layer_runs[name], seconds, rate))
+        rows += ["  divergence: " + d for d in self.divergences]
+        return "\n".join(rows)
+
+
+STATS = Stats()
+
+
+# --- divergences as vectors -------------------------------------------------------------------------------------
+
+
+class Divergence(AssertionError):
+    def __init__(self, vector: Vector, problems: List[str]) -> None:
+        self.vector = vector
+        self.problems = problems
+        super().__init__(
+            "layers disagree:\n  %s\nminimal example as a vector (saved under parity/failures/):\n%s"
+            % ("\n  ".join(problems[:12]), vector.to_json())
+        )
+
+
+LAST_DIVERGENCE: List[Divergence] = []
+
+
+def save_failure(vector: Vector, directory: Optional[Path] = None) -> Path:
+    directory = directory or FAILURES_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / (vector.name + ".json")
+    path.write_text(vector.to_json(), encoding="utf-8")
+    return path
+
+
+def diverged(vector: Vector, problems: List[str], save: bool = True) -> Divergence:
+    """Build the vector file (expected output = the pure reference's), save it, and return the exception."""
+    digest = hashlib.sha1(vector.to_json().encode()).hexdigest()[:10]
+    vector = dataclasses.replace(vector, name="fuzz-%s-%s" % (vector.command, digest))
+    if save:
+        save_failure(vector)
+    error = Divergence(vector, problems)
+    LAST_DIVERGENCE[:] = [error]
+    return error
+
+
+def _rules(command: str, argv: Sequence[bytes], config: Optional[dict], env: Dict[str, str]) -> Tuple[str, ...]:
+    rules = ["C22"] if command == "batch" else ["C1"]
+    if config or any(b"--config-path" in a for a in argv):
+        rules.append("C12")
+    if env:
+        rules.append("C20")
+    return tuple(rules)
+
+
+# --- one process per layer --------------------------------------------------------------------------------------
+
+_POOL = ThreadPoolExecutor(max_workers=8)
+
+
+def _run(layer: Layer, command: str, args: List[bytes], stdin: bytes, env: Dict[str, str]) -> Outcome:
+    start = time.monotonic()
+    try:
+        done = layer.run(command, args, stdin=stdin, env=env, timeout=PROCESS_TIMEOUT)
+    except subprocess.TimeoutExpired as timeout:
+        return Outcome(timeout.stdout or b"", None, b"timed out after %ds" % PROCESS_TIMEOUT, PROCESS_TIMEOUT)
+    return Outcome(done.stdout, done.returncode, done.stderr, time.monotonic() - start)
+
+
+def check_agreement(
+    command: str,
+    argv: Sequence[bytes],
+    *,
+    stdin: bytes = b"",
+    env: Optional[Dict[str, str]] = None,
+    config: Optional[dict] = None,
+    kind: str = "",
+    layers: Optional[List[Layer]] = None,
+) -> Outcome:
+    """Run one example through every layer offering ``command``; raise Divergence unless they all agree.
+
+    ``argv`` items may contain ``{config}``: the path of the config that ``config`` (vector format) describes,
+    created in a fresh directory. Returns the agreed outcome.
+    """
+    env = dict(env or {})
+    layers = available_layers(command) if layers is None else layers
+    vector = Vector(
+        name="", rules=(), argv=tuple(argv), stdout=b"", status=0, command=command, config=config, env=env, stdin=stdin
+    )
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sage-fuzz-") as workdir:
+        args = vector.materialise(Path(workdir))
+        futures = {layer.name: _POOL.submit(_run, layer, command, args, stdin, env) for layer in layers}
+        oracle = ORACLES.get(command)
+        in_process = {}
+        if oracle is not None:
+            for backend in BACKENDS:
+                in_process[backend.name + " (in-process)"] = oracle(backend, args, stdin)
+        results = {name: future.result() for name, future in futures.items()}
+    expected = in_process.pop("reference (in-process)", None)
+    if expected is None:  # no oracle: the pure CLI is the reference, the rest must agree with it
+        expected = results.get("cli-pure") or next(iter(results.values()))
+    problems = compare(expected, results, in_process, json_lines=command in ORACLES)
+    records = len(_records(stdin)) if command == "batch" else 1
+    STATS.count(kind or command, max(records, 1), time.monotonic() - start, results)
+    if problems:
+        vector = Vector(
+            name="",
+            rules=_rules(command, argv, config, env),
+            argv=tuple(argv),
+            stdout=expected.stdout,
+            status=expected.status if expected.status is not None else -1,
+            command=command,
+            config=config,
+            env=env,
+            stdin=stdin,
+            note="found by parity/fuzz.py: " + problems[0][:200],
+        )
+        raise diverged(vector, problems)
+    return expected
+
+
+# --- long-lived batch streams (C22) -----------------------------------------------------------------------------
+
+# Config contents the streams run with (config key -> file content; None: no --config-path).
+STREAM_CONFIGS: Dict[str, Optional[bytes]] = {
+    "none": None,
+    "quality_locked": b"quality_locked: true\n",
+    "autonomous": b"autonomous: true\r\n",
+    "both": b"\xef\xbb\xbfautonomous: true\nquality_locked: true",
+}
+STREAM_CONFIG_KEYS = tuple(STREAM_CONFIGS)
+
+
+class BatchStream:
+    """One ``batch`` process of one layer, kept alive across examples: write records, read one line each."""
+
+    def __init__(self, layer: Layer, config_path: Optional[Path]) -> None:
+        self.layer = layer
+        args = [b"--config-path", os.fsencode(config_path)] if config_path else []
+        env = {**os.environ, **layer.env}
+        self.proc = subprocess.Popen(
+            layer.argv("batch", args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=layer.cwd,
+            bufsize=0,
+        )
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(pipe.fileno(), False)
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+# Streams per layer and config: records are split across this many processes of the same layer, so that a slow
+# layer (bash) can use every core. Each record still goes through that layer's real command line.
+SHARDS = max(1, min(os.cpu_count() or 1, 4))
+
+
+class StreamPool:
+    def __init__(self) -> None:
+        self.streams: Dict[Tuple[str, str, int], BatchStream] = {}
+        self._dir: Optional[tempfile.TemporaryDirectory] = None
+        atexit.register(self.close)
+
+    def config_path(self, key: str) -> Optional[Path]:
+        content = STREAM_CONFIGS[key]
+        if content is None:
+            return None
+        if self._dir is None:
+            self._dir = tempfile.TemporaryDirectory(prefix="sage-fuzz-streams-")
+        path = Path(self._dir.name) / (key + ".yaml")
+        if not path.exists():
+            path.write_bytes(content)
+        return path
+
+    def get(self, layer: Layer, key: str, shard: int) -> BatchStream:
+        stream = self.streams.get((layer.name, key, shard))
+        if stream is None or stream.proc.poll() is not None:
+            stream = self.streams[(layer.name, key, shard)] = BatchStream(layer, self.config_path(key))
+        return stream
+
+    def drop(self, layer: Layer, key: str) -> None:
+        for shard in range(SHARDS):
+            stream = self.streams.pop((layer.name, key, shard), None)
+            if stream is not None:
+                stream.close()
+
+    def close(self) -> None:
+        for key in list(self.streams):
+            self.streams.pop(key).close()
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
+
+    def exchange(self, layers: List[Layer], key: str, records: List[bytes]) -> Dict[str, Outcome]:
+        """Write the records to every layer's streams at once; read until each answered one line per record.
+
+        Returns each layer's outcome: its stdout (shards concatenated in record order), stderr, and the seconds
+        until its last line arrived. Nothing is closed, so the streams serve the next example.
+        """
+        if not records:
+            return {layer.name: Outcome(b"", None) for layer in layers}
+        shards = min(SHARDS, len(records))
+        size = -(-len(records) // shards)
+        chunks = [records[i : i + size] for i in range(0, len(records), size)]
+        sel = selectors.DefaultSelector()
+        slots: Dict[Tuple[str, int], dict] = {}
+        for layer in layers:
+            for shard, chunk in enumerate(chunks):
+                stream = self.get(layer, key, shard)
+                payload = memoryview(b"".join(r + b"\0" for r in chunk))
+                slot = slots[(layer.name, shard)] = {"stream": stream, "todo": payload, "want": len(chunk)}
+                slot.update(out=bytearray(), err=bytearray(), lines=0, done=None)
+                sel.register(stream.proc.stdin, selectors.EVENT_WRITE, (slot, "in"))
+                sel.register(stream.proc.stdout, selectors.EVENT_READ, (slot, "out"))
+                sel.register(stream.proc.stderr, selectors.EVENT_READ, (slot, "err"))
+        start = time.monotonic()
+        deadline = start + 20.0 + sum(map(len, records)) / 20_000
+        waiting = len(slots)
+        while waiting and time.monotonic() < deadline:
+            for sel_key, _ in sel.select(min(deadline - time.monotonic(), 1.0)):
+                slot, which = sel_key.data
+                try:
+                    if which == "in":
+                        written = os.write(sel_key.fd, slot["todo"][:65536])
+                        slot["todo"] = slot["todo"][written:]
+                        if not slot["todo"]:
+                            sel.unregister(sel_key.fileobj)
+                        continue
+                    data = os.read(sel_key.fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:  # the process went away: what it said so far is its answer
+                    data = b""
+                if not data:
+                    sel.unregister(sel_key.fileobj)
+                    if which == "out" and slot["done"] is None:
+                        slot["done"] = False  # ended without answering every record
+                        waiting -= 1
+                    continue
+                if which == "err":
+                    slot["err"] += data
+                    continue
+                slot["out"] += data
+                slot["lines"] += data.count(b"\n")
+                if slot["lines"] >= slot["want"] and slot["done"] is None:
+                    slot["done"] = time.monotonic()
+                    waiting -= 1
+        sel.close()
+        outcomes = {}
+        for layer in layers:
+            outcome = Outcome(b"", None, b"", 0.0)
+            for shard in range(len(chunks)):
+                slot = slots[(layer.name, shard)]
+                proc = slot["stream"].proc
+                for pipe, buf in ((proc.stdout, slot["out"]), (proc.stderr, slot["err"])):
+                    try:  # anything already written after the last expected line is extra output
+                        buf += os.read(pipe.fileno(), 1 << 16) or b""
+                    except (BlockingIOError, OSError, ValueError):
+                        pass
+                outcome.stdout += bytes(slot["out"])
+                outcome.stderr += bytes(slot["err"])
+                if not slot["done"]:
+                    status = proc.poll()
+                    outcome.stderr += b"<no answer to every record: %s>" % (
+                        b"timed out" if status is None else b"exited with status %d" % status
+                    )
+                outcome.seconds = max(outcome.seconds, (slot["done"] or time.monotonic()) - start)
+            outcomes[layer.name] = outcome
+        return outcomes
+
+
+STREAMS = StreamPool()
+
+
+def stream_problems(
+    records: List[bytes], key: str, layers: Optional[List[Layer]] = None
+) -> Tuple[List[str], Dict[str, Outcome], float]:
+    """Problems with ``records`` through every batch layer's streams under config ``key``.
+
+    Returns (problems, each layer's outcome, seconds in all). The in-process answers are computed while the
+    layers work.
+    """
+    layers = available_layers("batch") if layers is None else layers
+    path = STREAMS.config_path(key)
+    start = time.monotonic()
+    exchange = _POOL.submit(STREAMS.exchange, layers, key, records)
+    expected_lines: Dict[str, List[bytes]] = {}
+    for backend in BACKENDS:
+        defaults = backend.defaults(os.fsencode(path) if path else None)
+        expected_lines[backend.name] = [backend.line(_decode(r), defaults) for r in records]
+    reference_lines = expected_lines.pop("reference")
+    problems: List[str] = []
+    for i, line in enumerate(reference_lines):
+        problem = json_line_problem(line)
+        if problem:
+            problems.append("record %d: reference output %s: %s" % (i, _show(line), problem))
+    for name, lines in expected_lines.items():
+        for i, (got, want) in enumerate(zip(lines, reference_lines)):
+            if got != want:
+                problems.append("record %d: %s (in-process): %s, reference %s" % (i, name, _show(got), _show(want)))
+    outcomes = exchange.result()
+    expected = b"".join(reference_lines)
+    for layer in layers:
+        outcome = outcomes[layer.name]
+        bad = outcome.stdout != expected or outcome.stderr
+        if outcome.stdout != expected:
+            got_lines = outcome.stdout.splitlines(keepends=True)
+            for i, want in enumerate(reference_lines):
+                got = got_lines[i] if i < len(got_lines) else b"<nothing>"
+                if got != want:
+                    problems.append("record %d: %s: %s, reference %s" % (i, layer.name, _show(got), _show(want)))
+                    break
+            if len(got_lines) > len(reference_lines):
+                problems.append("%s: %d lines for %d records" % (layer.name, len(got_lines), len(records)))
+        if outcome.stderr:
+            problems.append("%s: stderr (C19/C22): %s" % (layer.name, _show(outcome.stderr)))
+        if bad:  # a confused stream is not reused
+            STREAMS.drop(layer, key)
+    return problems, outcomes, time.monotonic() - start
+
+
+def _stream_vector(records: List[bytes], key: str, problems: List[str]) -> Vector:
+    content = STREAM_CONFIGS[key]
+    stdin = b"".join(r + b"\0" for r in records)
+    expected = batch_oracle(
+        REFERENCE, [b"--config-path", os.fsencode(STREAMS.config_path(key))] if content else [], stdin
+    )
+    return Vector(
+        name="",
+        rules=("C22",),
+        argv=(b"--config-path", b"{config}") if content else (),
+        stdout=expected.stdout,
+        status=expected.status or 0,
+        command="batch",
+        config={"type": "file", "content": gen.vector_field(content)} if content else None,
+        stdin=stdin,
+        note="found by parity/fuzz.py: " + problems[0][:200],
+    )
+
+
+def check_records(records: List[bytes], key: str = "none", kind: str = "records", minimize: bool = False) -> None:
+    """Stream ``records`` through every batch layer; raise Divergence (after shrinking it if ``minimize``)."""
+    layers = available_layers("batch")
+    problems, outcomes, seconds = stream_problems(records, key, layers)
+    STATS.count(kind, len(records), seconds, outcomes)
+    if problems and minimize:
+        records, problems = minimize_records(records, key, problems)
+    if problems:
+        raise diverged(_stream_vector(records, key, problems), problems)
+
+
+def _first_failing_record(problems: List[str]) -> Optional[int]:
+    for problem in problems:
+        if problem.startswith("record "):
+            return int(problem.split()[1].rstrip(":"))
+    return None
+
+
+def shrink_sequence(items: list, fails: Callable[[list], bool], budget: int = 400) -> list:
+    """Greedy delta debugging: drop chunks (halves, quarters, ... single items) while ``fails`` stays true."""
+    chunk = max(len(items) // 2, 1)
+    while chunk >= 1 and budget > 0:
+        i = 0
+        while i < len(items) and budget > 0:
+            candidate = items[:i] + items[i + chunk :]
+            budget -= 1
+            if candidate != items and fails(candidate):
+                items = candidate
+            else:
+                i += chunk
+        chunk //= 2
+    return items
+
+
+def minimize_records(records: List[bytes], key: str, problems: List[str]) -> Tuple[List[bytes], List[str]]:
+    """Shrink a bulk failure: first the failing record alone, then its characters (invalid bytes kept whole)."""
+
+    def problems_of(candidate: List[bytes]) -> List[str]:
+        return stream_problems(candidate, key)[0] if candidate else []
+
+    index = _first_failing_record(problems)
+    if index is not None and problems_of([records[index]]):
+        chars = list(_decode(records[index]))
+
+        def fails(candidate: list) -> bool:
+            return bool(problems_of(["".join(candidate).encode("utf-8", "surrogateescape")]))
+
+        record = "".join(shrink_sequence(chars, fails)).encode("utf-8", "surrogateescape")
+        return [record], problems_of([record])
+    prefix = records[: index + 1] if index is not None else records
+    small = shrink_sequence(prefix, lambda candidate: bool(problems_of(candidate)), budget=200)
+    return small, problems_of(small) or problems
+
+
+# --- the examples, as hypothesis tests --------------------------------------------------------------------------
+
+BULK_SIZE = 500
+SETTINGS = settings(
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    report_multiple_bugs=False,
+    print_blob=False,
+)
+
+
+def run_bulk(seed: int, key: str, count: int = BULK_SIZE) -> None:
+    """``count`` fast-generated records through the streams; shrunk by our own delta debugging on failure."""
+    check_records(gen.bulk_records(seed, count), key, kind="records (bulk)", minimize=True)
+
+
+def run_records(records: List[bytes], key: str) -> None:
+    check_records(records, key, kind="records (hypothesis)")
+
+
+def run_argv(argv: List[bytes], config: Optional[dict]) -> None:
+    check_agreement("parse", argv, config=config, kind="parse argv")
+
+
+def run_config(config: dict, argv: List[bytes], records: List[bytes], equals: bool) -> None:
+    """A config through parse (its path among argv items) and through batch (several records, one read)."""
+    path = [b"--config-path={config}"] if equals else [b"--config-path", b"{config}"]
+    check_agreement("parse", [*path, *argv], config=config, kind="parse config")
+    check_agreement("batch", path, config=config, stdin=b"".join(r + b"\0" for r in records), kind="batch config")
+
+
+def run_announce(argv: List[bytes], config: Optional[dict]) -> None:
+    """Agreement only: no in-process oracle for announce; cli-pure is the reference."""
+    check_agreement("announce", argv, config=config, kind="announce")
+
+
+def run_env(env: Dict[str, str], argv: List[bytes], config: Optional[dict], records: List[bytes]) -> None:
+    check_agreement("parse", argv, env=env, config=config, kind="parse env")
+    check_agreement("batch", [], env=env, stdin=b"".join(r + b"\0" for r in records), kind="batch env")
+
+
+# kind -> the command whose layers it needs (a kind whose command has no layer is not run)
+COMMAND = {
+    "bulk": "batch",
+    "records": "batch",
+    "argv": "parse",
+    "config": "parse",
+    "env": "parse",
+    "announce": "announce",
+}
+# kind -> (strategy of the arguments, runner). Each hypothesis example calls the runner once.
+KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
+    "bulk": (st.tuples(st.integers(0, 2**64 - 1), st.sampled_from(STREAM_CONFIG_KEYS)), run_bulk),
+    "records": (st.tuples(gen.record_lists(), st.sampled_from(STREAM_CONFIG_KEYS)), run_records),
+    "argv": (gen.argvs(), run_argv),
+    "config": (
+        st.tuples(gen.configs(), st.lists(gen.arguments(), max_size=3), gen.record_lists(5), st.booleans()),
+        run_config,
+    ),
+    "env": (
+        st.tuples(gen.environments(), st.lists(gen.arguments(), max_size=3), st.none(), gen.record_lists(5)),
+        run_env,
+    ),
+    "announce": (gen.announce_argvs(), run_announce),
+}
+
+
+def hypothesis_test(kind: str, max_examples: int, **overrides) -> Callable[[], None]:
+    """A fresh hypothesis test running ``max_examples`` examples of ``kind`` (bulk failures are not re-shrunk)."""
+    strategy, runner = KINDS[kind]
+    phases = [Phase.generate] if kind == "bulk" else [Phase.generate, Phase.shrink]
+    options = {"max_examples": max_examples, "phases": phases, **overrides}
+
+    @settings(SETTINGS, **options)
+    @given(strategy)
+    def test(example: tuple) -> None:
+        runner(*example)
+
+    return test
+
+
+# --- the long run -----------------------------------------------------------------------------------------------
+
+# Share of the time each kind gets: streamed records are cheap, so the bulk makes the numbers; the rest is coverage
+# of what only a process start can vary.
+TIME_SHARES = {"bulk": 0.62, "records": 0.12, "argv": 0.08, "config": 0.08, "env": 0.06, "announce": 0.04}
+CHUNK = {"bulk": 4, "records": 10, "argv": 6, "config": 4, "env": 4, "announce": 4}
+
+
+def fuzz(minutes: Optional[float], examples: Optional[int], master_seed: int, progress: float = 5.0) -> int:
+    STATS.progress_every = progress
+    rng = random.Random(master_seed)
+    stop_at = time.monotonic() + minutes * 60 if minutes else None
+    shares = {kind: share for kind, share in TIME_SHARES.items() if kind in KINDS and available_layers(COMMAND[kind])}
+    spent = dict.fromkeys(shares, 0.0)
+    layers = sorted({layer.name for c in ("parse", "batch") for layer in available_layers(c)})
+    print(
+        "fuzz: seed %d; layers: %s; in-process: %s"
+        % (master_seed, ", ".join(layers), ", ".join(b.name for b in BACKENDS))
+    )
+    print("fuzz: budget %s" % (("%g minutes" % minutes) if minutes else ("%d examples" % examples)), flush=True)
+    while True:
+        if stop_at is not None and time.monotonic() >= stop_at:
+            break
+        if examples is not None and STATS.total >= examples:
+            break
+        kind = min(shares, key=lambda k: spent[k] / shares[k])
+        test = hypothesis_test(kind, CHUNK[kind])
+        hypothesis_seed(rng.getrandbits(64))(test)
+        start = time.monotonic()
+        LAST_DIVERGENCE.clear()
+        try:
+            test()
+        except Exception as error:  # a divergence (hypothesis re-raises it after shrinking) or a flaky one
+            found = LAST_DIVERGENCE[0] if LAST_DIVERGENCE else None
+            if found is None:
+                STATS.divergences.append("%s: %s: %s" % (kind, type(error).__name__, str(error)[:300]))
+                print("fuzz: ERROR in %s: %r" % (kind, error), flush=True)
+            else:
+                path = save_failure(found.vector)
+                STATS.divergences.append(str(path.relative_to(ROOT)))
+                print("fuzz: DIVERGENCE (%s), saved %s\n%s" % (kind, path, found), flush=True)
+        spent[kind] += time.monotonic() - start
+    STREAMS.close()
+    print(STATS.summary(), flush=True)
+    return 1 if STATS.divergences else 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m parity.fuzz", description=__doc__.split("\n\n")[0])
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, help="run for this long (default: 1 minute)")
+    budget.add_argument("--examples", type=int, help="run until this many examples were checked")
+    parser.add_argument("--seed", type=int, help="master seed (default: random; printed)")
+    parser.add_argument("--progress", type=float, default=5.0, help="seconds between progress lines")
+    options = parser.parse_args(argv)
+    minutes = options.minutes if options.minutes or options.examples else 1.0
+    master_seed = options.seed if options.seed is not None else random.SystemRandom().getrandbits(32)
+    return fuzz(minutes, options.examples, master_seed, options.progress)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,668 @@
+"""Generators for the differential fuzzer: ARGUMENTS, raw argv, config files, environments.
+
+Every generator is written once, against a small ``Chooser`` interface, and runs
+under two drivers:
+
+- ``DrawChooser`` draws each choice from hypothesis, so a failing example shrinks
+  (integers shrink to 0: the first, simplest entry of each table, "no" for each
+  optional part);
+- ``RandomChooser`` draws from a seeded ``random.Random``: ~50x faster, used to
+  stream records in bulk (hypothesis then only draws the seed).
+
+The tables below are the pieces that matter (contract rule numbers in comments);
+the flag names come from the vocabulary (sage_flags._vocab, generated from
+spec/flags.toml), so adding a flag widens the fuzzer too.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from functools import lru_cache
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+from hypothesis import strategies as st
+from sage_flags._vocab import MODES
+
+T = TypeVar("T")
+
+# --- pieces -----------------------------------------------------------------------------------------------------
+
+# The four flags (C7), positive then negative for each mode, in vocabulary order.
+FLAGS: Tuple[str, ...] = tuple("--" + prefix + name for _, name in MODES for prefix in ("", "no-"))
+MODE_KEYS: Tuple[str, ...] = tuple(key for key, _ in MODES)
+
+# C5: exactly these six characters are whitespace.
+WHITESPACE: Tuple[str, ...] = (" ", "\t", "\n", "\x0b", "\x0c", "\r")
+
+# Characters that some runtime or locale calls whitespace, and C5 does not: each is an ordinary character.
+# U+001C..U+001F are str.isspace() in Python; U+0085 is in Rust's char::is_whitespace; U+200B/U+FEFF are
+# "invisible" but not whitespace anywhere.
+LOOKALIKES: Tuple[str, ...] = (
+    "\u00a0",
+    "\u0085",
+    "\u1680",
+    *(chr(c) for c in range(0x2000, 0x200B)),
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u3000",
+    "\u200b",
+    "\ufeff",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1f",
+)
+
+
+def _near_misses() -> Tuple[str, ...]:
+    """Tokens that look like a flag and are not one (C7: E1, or E2 for FLAG=VALUE)."""
+    out: List[str] = ["---", "--=", "--=x", "-", "--no-", "--no", "--help", "-h", "--batch", "--version"]
+    out += ["--config-path", "--config-path=x", "\u2014", "\u2013"]
+    for flag in FLAGS:
+        body = flag[2:]
+        out += [
+            flag.upper(),
+            "--" + body.title(),
+            "-" + body,
+            "---" + body,
+            flag + "-",
+            flag + "s",
+            flag[:-1],
+            "--" + body.replace("-", "_"),
+            "\u2013" + body,  # en dash
+            "\u2014" + body,  # em dash
+            "\u2212\u2212" + body,  # minus signs
+            "\uff0d\uff0d" + body,  # fullwidth hyphens
+            "--no-" + body,  # --no-no-x for the negatives
+            flag + "=",
+            flag + "=true",
+            flag + "==",
+            flag.replace("i", "\u0131"),  # dotless i: a case-folding trap
+            flag.replace("s", "\u017f"),  # long s: upper() gives S
+            flag + "\u0301",  # combining accent
+        ]
+    for key in MODE_KEYS:
+        out.append("--" + key)  # --quality_locked
+    return tuple(dict.fromkeys(x for x in out if x not in FLAGS))
+
+
+NEAR_MISSES = _near_misses()
+
+SHELL_PIECES: Tuple[str, ...] = (
+    '"',
+    "'",
+    "\\",
+    "\\\\",
+    '\\"',
+    "$(echo pwned)",
+    "$(",
+    ")",
+    "`id`",
+    "`",
+    "$HOME",
+    "${IFS}",
+    "$IFS",
+    "$0",
+    "$1",
+    "$@",
+    "$*",
+    "$?",
+    "$'\\n'",
+    "%s",
+    "%d",
+    "%n",
+    "%%",
+    "%b",
+    "*",
+    "?",
+    "[a]",
+    "*.py",
+    "/*",
+    "~",
+    "{a,b}",
+    "!",
+    "!!",
+    ";",
+    "&&",
+    "|",
+    ">",
+    "<",
+    "#",
+    "\\n",
+    "\\t",
+    "\\0",
+    "\\x00",
+    "\\u0000",
+    "\\c",
+    "-e",
+    "-n",
+    "-E",
+    "-ne",
+    "=",
+)
+
+# U+0001..U+001F except the C5 whitespace, DEL, and the C1 controls (as characters). Never U+0000: argv items and
+# batch records cannot carry it.
+CONTROLS: Tuple[str, ...] = tuple(
+    chr(c) for c in [*range(0x01, 0x20), 0x7F, *range(0x80, 0xA0)] if chr(c) not in WHITESPACE
+)
+
+UNICODE_PIECES: Tuple[str, ...] = (
+    "\u00e9",
+    "caf\u00e9",
+    "na\u0131ve",
+    "\u00df",
+    "\u0130",
+    "\ufb01",
+    "\u03a9",
+    "\u4e2d\u6587",
+    "e\u0301",
+    "\u202e",
+    "\ufffd",
+    "\uffff",
+    "\ufffe",
+    "\ud7ff",
+    "\ue000",
+    "\U0001f680",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\U0001f1eb\U0001f1f7",
+    "\U0001d54f",
+    "\U00010000",
+    "\U0010ffff",
+    "\U000e0001",
+)
+
+WORDS: Tuple[str, ...] = ("x", "ship", "Ship dark mode", "fix typo", "a b", "now", "goal", "--", "-", "GOAL")
+
+# Units repeated into long runs (C21 linear cost; bash and native buffer edges).
+LONG_UNITS: Tuple[str, ...] = ("a", " ", "-", "--autonomous ", "\t", "\u00e9", "\U0001f680", "\\", "--x", "\u00a0")
+
+# Invalid UTF-8 of every RFC 3629 kind (C10), then valid edge cases for contrast.
+INVALID_UTF8: Tuple[Tuple[str, bytes], ...] = (
+    ("stray continuation", b"\x80"),
+    ("stray continuation", b"\xbf"),
+    ("truncated 2-byte", b"\xc3"),
+    ("truncated 3-byte", b"\xe2\x82"),
+    ("truncated 4-byte", b"\xf0\x9f\x9a"),
+    ("overlong 2-byte", b"\xc0\xaf"),
+    ("overlong 2-byte", b"\xc1\xbf"),
+    ("overlong 3-byte", b"\xe0\x80\xaf"),
+    ("overlong 3-byte", b"\xe0\x9f\xbf"),
+    ("overlong 4-byte", b"\xf0\x80\x80\xaf"),
+    ("overlong 4-byte", b"\xf0\x8f\xbf\xbf"),
+    ("encoded surrogate", b"\xed\xa0\x80"),
+    ("encoded surrogate", b"\xed\xbf\xbf"),
+    ("above U+10FFFF", b"\xf4\x90\x80\x80"),
+    ("above U+10FFFF", b"\xf5\x80\x80\x80"),
+    ("above U+10FFFF", b"\xf7\xbf\xbf\xbf"),
+    ("5-byte form", b"\xf8\x88\x80\x80\x80"),
+    ("6-byte form", b"\xfc\x84\x80\x80\x80\x80"),
+    ("byte FE", b"\xfe"),
+    ("byte FF", b"\xff"),
+    ("latin-1", b"caf\xe9"),
+    ("bad continuation", b"\xc3\x28"),
+)
+VALID_UTF8_EDGES: Tuple[bytes, ...] = (b"\xed\x9f\xbf", b"\xee\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf")
+INVALID_UTF8_BYTES: Tuple[bytes, ...] = tuple(b for _, b in INVALID_UTF8)
+
+# Free text: printable ASCII plus the interesting characters above; sometimes any scalar value.
+ALPHABET: Tuple[str, ...] = tuple(
+    dict.fromkeys([chr(c) for c in range(0x20, 0x7F)] + list(WHITESPACE) + list(LOOKALIKES) + list(CONTROLS[:8]))
+)
+# Scalar values, no surrogates (they only arrive as invalid bytes, above).
+CODEPOINT_RANGES: Tuple[Tuple[int, int], ...] = ((0x01, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF))
+CODEPOINT_RANGES += ((0x10000, 0x10FFFF),)
+
+
+# --- the chooser interface --------------------------------------------------------------------------------------
+
+
+class RandomChooser:
+    """Choices from a seeded random.Random (bulk records): random() only, randrange is 5x slower."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._random = rng.random
+
+    def below(self, n: int) -> int:
+        return int(self._random() * n)  # 0 .. n-1
+
+    def chance(self, percent: float) -> bool:
+        return self._random() * 100 < percent
+
+    def pick(self, seq: Sequence[T]) -> T:
+        return seq[int(self._random() * len(seq))]
+
+
+class DrawChooser:
+    """Choices drawn from hypothesis: each shrinks to 0 (the first table entry, or "no")."""
+
+    def __init__(self, draw: Callable) -> None:
+        self._draw = draw
+
+    def below(self, n: int) -> int:
+        return self._draw(st.integers(0, n - 1)) if n > 1 else 0
+
+    def chance(self, percent: float) -> bool:
+        return self._draw(st.integers(0, 99)) >= 100 - percent
+
+    def pick(self, seq: Sequence[T]) -> T:
+        return seq[self.below(len(seq))]
+
+
+def weights(*table: Tuple[int, T]) -> Tuple[T, ...]:
+    """A table of (weight, value) pairs as one flat tuple to ``pick`` from (shrinks to the first value)."""
+    return tuple(value for weight, value in table for _ in range(weight))
+
+
+# --- ARGUMENTS --------------------------------------------------------------------------------------------------
+
+
+def ws_run(c) -> str:
+    """C5/C6/C7: one whitespace character, a run of one character, or a mixed run."""
+    if c.chance(50):
+        return c.pick(WHITESPACE)
+    if c.chance(50):
+        return c.pick(WHITESPACE) * (2 + c.below(c.pick((3, 16, 500))))
+    return "".join(c.pick(WHITESPACE) for _ in range(2 + c.below(6)))
+
+
+def free_text(c) -> str:
+    out = []
+    for _ in range(c.below(12)):
+        if c.chance(90):
+            out.append(c.pick(ALPHABET))
+        else:
+            low, high = c.pick(CODEPOINT_RANGES)
+            out.append(chr(low + c.below(high - low + 1)))
+    return "".join(out)
+
+
+def _long_run(c) -> str:
+    return c.pick(LONG_UNITS) * (2 + c.below(c.pick((20, 300, 6000))))
+
+
+def _raw(c) -> bytes:
+    return c.pick(INVALID_UTF8_BYTES) if c.chance(85) else c.pick(VALID_UTF8_EDGES)
+
+
+_GOAL_KINDS = weights(
+    (6, "word"),
+    (6, "free"),
+    (5, "ws"),
+    (3, "flag"),
+    (2, "near"),
+    (4, "shell"),
+    (2, "control"),
+    (3, "lookalike"),
+    (3, "unicode"),
+    (1, "long"),
+    (1, "raw"),
+)
+_GOAL_TABLES = {
+    "word": WORDS,
+    "flag": FLAGS,
+    "near": NEAR_MISSES,
+    "shell": SHELL_PIECES,
+    "control": CONTROLS,
+    "lookalike": LOOKALIKES,
+    "unicode": UNICODE_PIECES,
+}
+
+
+def goal_piece(c) -> bytes:
+    """Anything that can follow the flags: the goal's building blocks (C9), E4 bytes, long runs."""
+    kind = c.pick(_GOAL_KINDS)
+    if kind == "raw":
+        return _raw(c)
+    if kind == "free":
+        return free_text(c).encode("utf-8")
+    if kind == "ws":
+        return ws_run(c).encode()
+    if kind == "long":
+        return _long_run(c).encode("utf-8")
+    return c.pick(_GOAL_TABLES[kind]).encode("utf-8")
+
+
+_TOKEN_KINDS = weights((10, "flag"), (2, "marker"), (4, "near"), (2, "value"), (2, "glued"), (2, "dashes"))
+
+
+def token(c) -> bytes:
+    """A token at the front (C7): a flag, the marker, a near miss, FLAG=VALUE, a flag glued to a lookalike."""
+    kind = c.pick(_TOKEN_KINDS)
+    if kind == "flag":
+        text = c.pick(FLAGS)
+    elif kind == "marker":
+        text = "--"
+    elif kind == "near":
+        text = c.pick(NEAR_MISSES)
+    elif kind == "value":
+        text = c.pick(FLAGS) + "=" + (c.pick(WORDS) if c.chance(50) else free_text(c))
+    elif kind == "glued":
+        text = c.pick(FLAGS) + c.pick(LOOKALIKES + SHELL_PIECES) + (c.pick(WORDS) if c.chance(30) else "")
+    else:
+        return b"--" + goal_piece(c)
+    return text.encode("utf-8")
+
+
+_SEPARATOR_KINDS = weights((6, "space"), (4, "run"), (1, "lookalike"), (1, "none"))
+
+
+def separator(c) -> str:
+    """What follows a token: usually C5 whitespace, sometimes a lookalike or nothing (the tokens then merge)."""
+    kind = c.pick(_SEPARATOR_KINDS)
+    if kind == "space":
+        return " "
+    if kind == "run":
+        return ws_run(c)
+    if kind == "lookalike":
+        return c.pick(LOOKALIKES)
+    return ""
+
+
+def argument_bytes(c) -> bytes:
+    """One ARGUMENTS: optional leading WS, a few tokens with separators, goal pieces, optional trailing WS."""
+    parts: List[bytes] = []
+    if c.chance(20):
+        parts.append(ws_run(c).encode())
+    for _ in range(c.below(c.pick((2, 4, 7, 12)))):
+        parts.append(token(c))
+        parts.append(separator(c).encode())
+    for _ in range(c.below(5)):
+        parts.append(goal_piece(c))
+    if c.chance(20):
+        parts.append(ws_run(c).encode())
+    return b"".join(parts)
+
+
+def bulk_records(seed: int, count: int) -> List[bytes]:
+    """``count`` records from ``seed``: the fast path for streaming (one record = one example)."""
+    c = RandomChooser(random.Random(seed))
+    return [argument_bytes(c) for _ in range(count)]
+
+
+@st.composite
+def arguments(draw) -> bytes:
+    """Hypothesis strategy: one ARGUMENTS as bytes (may hold invalid UTF-8, never NUL)."""
+    return argument_bytes(DrawChooser(draw))
+
+
+# --- config files -----------------------------------------------------------------------------------------------
+
+CANONICAL_LINES: Tuple[str, ...] = tuple(key + ": true" for key in MODE_KEYS)
+
+
+def _rejected_variants() -> Tuple[str, ...]:
+    """Every C14 variant that must NOT turn a mode on (a few, like a leading BOM, do at the start of a file)."""
+    out = []
+    for key in MODE_KEYS:
+        out += [
+            key + ": True",
+            key + ": TRUE",
+            key + ': "true"',
+            key + ": 'true'",
+            key + ": yes",
+            key + ": on",
+            key + ": 1",
+            key + ":true",
+            key + ":  true",
+            key + ":\ttrue",
+            key + ": true ",
+            key + ": true # comment",
+            key + ": true\x0b",
+            key + ": true\t",
+            key + ": true\r\r",
+            " " + key + ": true",
+            "\t" + key + ": true",
+            key.upper() + ": true",
+            key.title() + ": true",
+            '"' + key + '": true',
+            key.replace("_", "-") + ": true",
+            "x" + key + ": true",
+            key + "_default: true",
+            key + " : true",
+            key + ": false",
+            "- " + key + ": true",
+            key + ": tru",
+            key + ": truee",
+            key + ":\u00a0true",
+            "\ufeff" + key + ": true",
+            key + ": true\u2028",
+        ]
+    return tuple(out)
+
+
+REJECTED_LINES = _rejected_variants()
+OTHER_LINES: Tuple[str, ...] = ("", "# sage config", "goal: x", "version: 1", "modes:", "---", "...", "\ufeff")
+LINE_ENDINGS: Tuple[str, ...] = ("\n", "\r\n", "\r", "\r\r\n", "\n\r")
+CONFIG_TYPES: Tuple[str, ...] = weights(
+    (24, "file"),
+    (2, "missing"),
+    (1, "directory"),
+    (1, "fifo"),
+    (2, "symlink"),
+    (1, "dangling-symlink"),
+    (1, "loop-symlink"),
+    (1, "symlink-to-fifo"),
+)
+LARGE_PADDING = "# padding line for a large config\n"
+
+
+def vector_field(data: bytes):
+    """A byte field of the vector format: a string when UTF-8, else {"hex": ...}."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"hex": data.hex()}
+
+
+_LINE_KINDS = weights((5, "canonical"), (6, "rejected"), (2, "other"), (2, "free"), (1, "raw"), (1, "nul"))
+
+
+def config_line(c) -> bytes:
+    kind = c.pick(_LINE_KINDS)
+    if kind == "canonical":
+        return c.pick(CANONICAL_LINES).encode()
+    if kind == "rejected":
+        return c.pick(REJECTED_LINES).encode("utf-8")
+    if kind == "other":
+        return c.pick(OTHER_LINES).encode("utf-8")
+    if kind == "free":
+        return free_text(c).encode("utf-8")
+    if kind == "raw":
+        return _raw(c) + (c.pick(CANONICAL_LINES).encode() if c.chance(50) else b"")
+    return b"\x00" if c.chance(50) else c.pick(CANONICAL_LINES).encode() + b"\x00"
+
+
+def config_content(c) -> bytes:
+    """C13/C14: lines, line endings (LF, CRLF, CR-only, mixed), an optional BOM, an optional final newline."""
+    ending = c.pick(LINE_ENDINGS)
+    lines = [config_line(c) for _ in range(c.below(7))]
+    out = b""
+    for i, line in enumerate(lines):
+        out += line
+        if i + 1 < len(lines) or c.chance(70):
+            out += (c.pick(LINE_ENDINGS) if c.chance(15) else ending).encode()
+    if c.chance(15):
+        out = b"\xef\xbb\xbf" * (1 + c.below(2)) + out
+    return out
+
+
+def config_spec(c) -> dict:
+    """A config in the vector format (parity/vectors.py make_config): a file or some non-file at {config}."""
+    kind = c.pick(CONFIG_TYPES)
+    spec: dict = {"type": kind}
+    if kind in ("file", "symlink"):
+        content = config_content(c)
+        if kind == "file" and c.chance(4):  # large: megabytes of padding, the real lines at the end
+            spec["content"] = LARGE_PADDING
+            spec["repeat"] = c.pick((1000, 30000, 120000))
+            spec["append"] = vector_field(content)
+        else:
+            spec["content"] = vector_field(content)
+    return spec
+
+
+@st.composite
+def configs(draw) -> dict:
+    return config_spec(DrawChooser(draw))
+
+
+# --- raw argv ---------------------------------------------------------------------------------------------------
+
+# Enough ".." to reach / from any working directory, so "<UP>{config}" is a relative path that names the same
+# file for every layer, whatever directory it runs in.
+UP_TO_ROOT = "../" * 31 + ".."
+MISSING_PATHS: Tuple[bytes, ...] = (
+    b"",
+    b"/nonexistent/sage/config.yaml",
+    b"no-such-dir/config.yaml",
+    b"/nonexistent/\xff\xfe.yaml",
+    b"/dev/null",
+    b"/",
+    b".",
+)
+SPECIAL_OPERANDS: Tuple[bytes, ...] = (
+    b"",
+    b"--",
+    b"-h",
+    b"--help",
+    b"--batch",
+    b"--version",
+    b"parse",
+    b"--config-path=",
+    b"--config-pathx",
+    b"--Config-path",
+    b"-config-path",
+    b"\xe2\x80\x94config-path",
+    b"--config-path ",
+)
+
+
+def config_path_value(c, has_config: bool) -> bytes:
+    if has_config and c.chance(80):
+        return (UP_TO_ROOT + "{config}").encode() if c.chance(20) else b"{config}"
+    return c.pick(MISSING_PATHS)
+
+
+_PATH_FORMS = weights((4, "separate"), (3, "equals"), (1, "after-marker"), (1, "value-is-marker"))
+
+
+def argv_items(c, has_config: bool) -> List[bytes]:
+    """C1-C3: operands (several items, C2) with --config-path in every position and form."""
+    items: List[bytes] = []
+    for _ in range(c.below(5)):
+        items.append(c.pick(SPECIAL_OPERANDS) if c.chance(20) else argument_bytes(c))
+    for _ in range(c.below(3) if not has_config else 1 + c.below(2)):
+        form = c.pick(_PATH_FORMS)
+        value = config_path_value(c, has_config)
+        if form == "separate":
+            insert = [b"--config-path", value]
+        elif form == "equals":
+            insert = [b"--config-path=" + value]
+        elif form == "after-marker":
+            insert = [b"--", b"--config-path", value]
+        else:
+            insert = [b"--config-path", b"--"]
+        at = c.below(len(items) + 1)
+        items[at:at] = insert
+    if c.chance(8):
+        items.append(b"--config-path")  # C3: a usage error
+    return items
+
+
+@st.composite
+def argvs(draw) -> Tuple[List[bytes], Optional[dict]]:
+    """Hypothesis strategy: (argv items after ``parse``, config spec or None). Items may name {config}."""
+    c = DrawChooser(draw)
+    config = config_spec(c) if c.chance(40) else None
+    return argv_items(c, config is not None), config
+
+
+# --- environment (C20) ------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def installed_non_utf8_locales() -> Tuple[str, ...]:
+    """Locales from ``locale -a`` that are not UTF-8 and not C/POSIX (often none on a slim image)."""
+    try:
+        names = subprocess.run(["locale", "-a"], capture_output=True, timeout=10).stdout.decode("ascii", "replace")
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    plain = {"C", "POSIX"}
+    return tuple(
+        sorted(
+            n for n in names.split() if n not in plain and "utf8" not in n.lower().replace("-", "") and n.isprintable()
+        )
+    )
+
+
+def locales() -> Tuple[str, ...]:
+    # en_US.ISO-8859-1 is named even when it is not installed: the C library then falls back to C.
+    return ("C", "POSIX", "C.UTF-8", "en_US.ISO-8859-1", "tr_TR.UTF-8", *installed_non_utf8_locales()[:4])
+
+
+def env_choices() -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    loc = locales()
+    return (
+        ("LC_ALL", loc),
+        ("LANG", loc),
+        ("LC_CTYPE", loc),
+        ("PYTHONIOENCODING", ("ascii", "latin-1", "utf-8", "ascii:strict", "utf-16")),
+        ("PYTHONUTF8", ("0", "1")),
+        ("IFS", ("", "-", "x", "\t", "\n", " \t\n", "-a")),
+        ("GLOBIGNORE", ("*", "*:.*", "")),
+        ("POSIXLY_CORRECT", ("1", "")),
+    )
+
+
+def env_spec(c) -> Dict[str, str]:
+    env: Dict[str, str] = {}
+    choices = env_choices()
+    for _ in range(1 + c.below(3)):
+        name, values = c.pick(choices)
+        env[name] = c.pick(values)
+    return env
+
+
+@st.composite
+def environments(draw) -> Dict[str, str]:
+    return env_spec(DrawChooser(draw))
+
+
+@st.composite
+def record_lists(draw, max_size: int = 25) -> List[bytes]:
+    """Hypothesis strategy: a short list of records for one batch stream (shrinks to one simple record)."""
+    c = DrawChooser(draw)
+    return [argument_bytes(c) for _ in range(1 + c.below(max_size))]
+
+
+# --- announce (sage-flags announce WORKFLOW ARGV...) -----------------------------------------------------------
+
+WORKFLOWS: Tuple[bytes, ...] = (
+    b"build",
+    b"architect",
+    b"a",
+    b"x-1",
+    b"a-",
+    b"",
+    b"Build",
+    b"-x",
+    b"1a",
+    b"build\n",
+    b"bu ild",
+    b"b\xc3\xa9",
+    b"b\xff",
+    b"--quality-locked",
+    b"--config-path",
+)
+
+
+@st.composite
+def announce_argvs(draw) -> Tuple[List[bytes], Optional[dict]]:
+    """Hypothesis strategy: (argv after ``announce``: WORKFLOW then parse's argv, config spec or None)."""
+    c = DrawChooser(draw)
+    config = config_spec(c) if c.chance(30) else None
+    workflow = c.pick(WORKFLOWS) if c.chance(90) else free_text(c).encode("utf-8")
+    return [workflow, *argv_items(c, config is not None)], config
