@@ -805,13 +805,12 @@ def fuzz(minutes: Optional[float], examples: Optional[int], master_seed: int, pr
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m parity.fuzz", description=__doc__.split("\n\n")[0])
-    budget = parser.add_mutually_exclusive_group()
-    budget.add_argument("--minutes", type=float, help="run for this long (default: 1 minute)")
-    budget.add_argument("--examples", type=int, help="run until this many examples were checked")
+    parser.add_argument("--minutes", type=float, help="run for this long (default: 1 minute, unless --examples)")
+    parser.add_argument("--examples", type=int, help="run until this many examples were checked")
     parser.add_argument("--seed", type=int, help="master seed (default: random; printed)")
     parser.add_argument("--progress", type=float, default=5.0, help="seconds between progress lines")
     options = parser.parse_args(argv)
-    minutes = options.minutes if options.minutes or options.examples else 1.0
+    minutes = options.minutes if options.minutes or options.examples else 1.0  # both: whichever comes first
     master_seed = options.seed if options.seed is not None else random.SystemRandom().getrandbits(32)
     return fuzz(minutes, options.examples, master_seed, options.progress)
 
