@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import random
+import re
 import shlex
 import shutil
 import statistics
@@ -252,7 +253,7 @@ class Sample:
             "median": self.median,
             "min": min(self.times),
             "max": max(self.times),
-            "times": self.times,
+            "times": [round(t, 7) for t in self.times],
             # CPU time hardly counts the time spent waiting for a busy CPU: a load-robust cross-check.
             "cpu_mean": statistics.mean(self.cpu_times) if self.cpu_times else None,
         }
@@ -1102,6 +1103,13 @@ def render_how(results: Dict[str, Any]) -> List[str]:
     ]
 
 
+def to_json(results: Dict[str, Any]) -> str:
+    """Indented JSON with every list of numbers on one line (the raw times stay readable)."""
+    text = json.dumps(results, indent=1, ensure_ascii=False)
+    number_list = re.compile(r"\[\s*(-?[0-9.e+-]+(?:,\s*-?[0-9.e+-]+)*)\s*\]")
+    return number_list.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
+
+
 def kept_notes(path: Path) -> str:
     if path.exists():
         text = path.read_text(encoding="utf-8")
@@ -1123,7 +1131,7 @@ def main() -> int:
         results = Bench(runs, Path(workdir)).run_all()
     args.out_dir.mkdir(parents=True, exist_ok=True)
     markdown = args.out_dir / "PERFORMANCE.md"
-    (args.out_dir / "performance.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    (args.out_dir / "performance.json").write_text(to_json(results))
     markdown.write_text(render(results, kept_notes(markdown)), encoding="utf-8")
     log("wrote %s and performance.json (%.0f s)" % (markdown, results["bench_seconds"]))
     return 0
