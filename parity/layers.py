@@ -64,19 +64,20 @@ def all_layers() -> List[Layer]:
     native = {"SAGE_FLAGS_BACKEND": "native"}
     cli = {c: [SAGE_FLAGS, c] for c in ("parse", "batch", "announce")}
     module = {c: [PYTHON, "-m", "sage_flags", c] for c in ("parse", "batch", "announce")}
+    compat = {c: [PYTHON, "-m", "core.flag_parser", c] for c in ("parse", "announce")}
     for command in ("persist", "resume"):
         cli[command] = [SAGE_FLAGS, command]
         module[command] = [PYTHON, "-m", "sage_flags", command]
     layers = [
         Layer("cli-pure", cli, pure),
         Layer("module-pure", module, pure),
-        Layer("compat-pure", {"parse": [PYTHON, "-m", "core.flag_parser", "parse"]}, pure, SAGE_DIR),
+        Layer("compat-pure", compat, pure, SAGE_DIR),
     ]
     if _native_available():
         layers += [
             Layer("cli-native", cli, native),
             Layer("module-native", module, native),
-            Layer("compat-native", {"parse": [PYTHON, "-m", "core.flag_parser", "parse"]}, native, SAGE_DIR),
+            Layer("compat-native", compat, native, SAGE_DIR),
         ]
     if (FLAG_PARSER_DIR / "parse.sh").exists():
         bash = {"parse": ["bash", str(FLAG_PARSER_DIR / "parse.sh")]}
