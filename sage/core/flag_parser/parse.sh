@@ -70,7 +70,21 @@ SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
 # C5: the six whitespace bytes; space first, so "${array[*]}" joins with a space.
 SAGE_FLAGS_WS=$' \t\n\v\f\r'
 SAGE_FLAGS_CHUNK=4096
+# Words coded at first by sage_flags_parse (then 4 times as many, and so on).
+SAGE_FLAGS_WINDOW=512
 SAGE_FLAGS_E4='Arguments are not valid UTF-8.'
+# One-letter codes of mode i's flags in sage_flags_parse (0, 1 and # are taken).
+SAGE_FLAGS_CODES=abcdefghijklmnopqrstuvwxyz
+SAGE_FLAGS_NEGATIVE_CODES=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+# The longest flag, --no-NAME: enough bytes of a token to tell E2 from E1.
+SAGE_FLAGS__MAX_FLAG=0
+for SAGE_FLAGS__NAME in "${SAGE_FLAGS_MODE_NAMES[@]}"; do
+    if ((${#SAGE_FLAGS__NAME} + 5 > SAGE_FLAGS__MAX_FLAG)); then
+        SAGE_FLAGS__MAX_FLAG=$((${#SAGE_FLAGS__NAME} + 5))
+    fi
+done
+unset SAGE_FLAGS__NAME
+SAGE_FLAGS__INDEX=0
 
 SAGE_FLAGS_ARGUMENTS=
 SAGE_FLAGS_OPERAND_COUNT=0
@@ -268,69 +282,179 @@ sage_flags__fail() {
     return 1
 }
 
-# C5-C10, C15. The trimmed text is split once into tokens (word splitting on
-# the six WS bytes, with globbing off); the flag walk then reads array items,
-# and the goal is cut out of the text with a bounded number of expansions.
+# Length of the WS run at the start (or, with "end", at the end) of $1, read
+# in chunks: ${s%%pattern} on a long string costs O(length) per byte skipped.
+sage_flags__ws_run() {
+    local s=$1 n off c run
+    n=${#s}
+    SAGE_FLAGS__INDEX=0
+    while ((SAGE_FLAGS__INDEX < n)); do
+        if [[ ${2-} == end ]]; then
+            off=$((n - SAGE_FLAGS__INDEX - SAGE_FLAGS_CHUNK))
+            if ((off < 0)); then
+                c=${s:0:n - SAGE_FLAGS__INDEX}
+            else
+                c=${s:off:SAGE_FLAGS_CHUNK}
+            fi
+            run=${c%[!"$SAGE_FLAGS_WS"]*}
+            if [[ $run != "$c" ]]; then
+                SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#c} - ${#run} - 1))
+                return 0
+            fi
+        else
+            c=${s:SAGE_FLAGS__INDEX:SAGE_FLAGS_CHUNK}
+            run=${c%%[!"$SAGE_FLAGS_WS"]*}
+            if [[ $run != "$c" ]]; then
+                SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#run}))
+                return 0
+            fi
+        fi
+        SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#c}))
+    done
+    return 0
+}
+
+# Index of the first byte $1 in $2 (-1 if none), by one split at $1: linear,
+# where ${s%%"$1"*} costs O(length) per byte before the match.
+sage_flags__index_of() {
+    local IFS=$1 s=$2
+    local -a parts
+    if [[ $s != *"$1"* ]]; then
+        SAGE_FLAGS__INDEX=-1
+        return 1
+    fi
+    # shellcheck disable=SC2206 # splitting is the point; globbing is off (set -f)
+    parts=($s)
+    SAGE_FLAGS__INDEX=${#parts[0]}
+    return 0
+}
+
+# C5-C10, C15. No loop over tokens. The trimmed text is split once into words
+# (word splitting on the six WS bytes, globbing off). Whole-array substitutions
+# give each word one code byte: # is prepended to every word, then a word that
+# is exactly a flag becomes its mode's letter (SAGE_FLAGS_CODES, upper case for
+# --no-) and `--` becomes 1; any other word still starts with #. Joined, the
+# codes are searched with a few linear splits: where the first non-flag word
+# is, where each mode's flags first appear (C8: the first error wins), where
+# `--` is.
 sage_flags_parse() {
-    local arguments=${1-} text lead head goal tok i=0 k=0 j n found value
-    local consumed tail offset dashes IFS=$SAGE_FLAGS_WS
-    local -a words seen parts
+    local arguments=${1-} text goal tok codes_text region u k nw=0 j n lo size
+    local first_on first_off conflict conflict_mode stop offset tail dashes consumed
+    local IFS=$SAGE_FLAGS_WS sentinel='#' pattern
+    local -a words codes parts
     SAGE_FLAGS_ERROR=
     SAGE_FLAGS_GOAL=
+    SAGE_FLAGS_VALUES=()
+    SAGE_FLAGS_SOURCES=()
     if ! sage_flags_is_utf8 "$arguments"; then
         sage_flags__fail "$SAGE_FLAGS_E4"
         return 1
     fi
     n=${#SAGE_FLAGS_MODE_KEYS[@]}
-    seen=()
     for ((j = 0; j < n; j++)); do
-        seen[j]=
+        SAGE_FLAGS_VALUES[j]=
     done
 
-    # C6: trim. lead is the leading WS run (all of it if there is no other byte).
+    # C6
     text=$arguments
     if [[ $text == ["$SAGE_FLAGS_WS"]* ]]; then
-        lead=${text%%[!"$SAGE_FLAGS_WS"]*}
-        text=${text:${#lead}}
+        sage_flags__ws_run "$text"
+        text=${text:SAGE_FLAGS__INDEX}
     fi
     if [[ $text == *["$SAGE_FLAGS_WS"] ]]; then
-        head=${text%[!"$SAGE_FLAGS_WS"]*}
-        text=${text:0:${#head}+1}
+        sage_flags__ws_run "$text" end
+        text=${text:0:${#text} - SAGE_FLAGS__INDEX}
     fi
 
-    # C7-C8: the flag walk. \v \f \r are non-whitespace IFS bytes, so a WS run
-    # holding two of them yields empty words: they are skipped.
-    words=()
+    k=0
     if [[ $text == --* ]]; then
+        # C7. \v \f \r are non-whitespace IFS bytes: a WS run holding two of
+        # them yields empty words, dropped by an unquoted re-expansion.
         # shellcheck disable=SC2206 # splitting is the point; globbing is off (set -f)
         words=($text)
-    fi
-    for tok in ${words[@]+"${words[@]}"}; do
-        i=$((i + 1))
-        case $tok in
-            '') continue ;;
-            --) k=$i; break ;;
-            --*) ;;
-            *) break ;;
-        esac
-        found=
-        for ((j = 0; j < n; j++)); do
-            if [[ $tok == "--${SAGE_FLAGS_MODE_NAMES[j]}" ]]; then
-                value=true
-                found=1
-                break
-            elif [[ $tok == "--no-${SAGE_FLAGS_MODE_NAMES[j]}" ]]; then
-                value=false
-                found=1
+        if [[ $text == *[$'\v\f\r']* ]]; then
+            # shellcheck disable=SC2206 # as above: drops the empty words
+            words=(${words[@]+${words[@]}})
+        fi
+        nw=${#words[@]}
+        # The flag region is usually short and the other words need no look:
+        # windows of words are coded until one holds a non-flag word or `--`;
+        # each window is 4 times the last, so the work stays linear.
+        codes_text=
+        lo=0
+        size=$SAGE_FLAGS_WINDOW
+        while ((lo < nw)); do
+            if ((lo == 0 && size >= nw)); then
+                codes=(${words[@]+"${words[@]/#/$sentinel}"})
+            else
+                codes=(${words[@]+"${words[@]:lo:size}"})
+                codes=(${codes[@]+"${codes[@]/#/$sentinel}"})
+            fi
+            for ((j = 0; j < n; j++)); do
+                pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}"
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"})
+                pattern="$sentinel--no-${SAGE_FLAGS_MODE_NAMES[j]}"
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_NEGATIVE_CODES:j:1}}"})
+            done
+            pattern="$sentinel--"
+            codes=(${codes[@]+"${codes[@]/%$pattern/1}"})
+            IFS=
+            codes_text+=${codes[*]+"${codes[*]}"}
+            IFS=$SAGE_FLAGS_WS
+            if [[ ${codes[*]+"${codes[*]}"} == *["$sentinel"1]* ]]; then
                 break
             fi
+            lo=$((lo + size))
+            size=$((size * 4))
         done
-        if [[ -z $found ]]; then
-            head=${tok%%=*}
-            if [[ $head != "$tok" ]]; then
+        # u: the index of the first word that is neither a flag nor `--`;
+        # stop: where the flags end (u, or the `--`).
+        sage_flags__index_of "$sentinel" "$codes_text" || SAGE_FLAGS__INDEX=$nw
+        u=$SAGE_FLAGS__INDEX
+        region=${codes_text:0:u}
+        stop=$u
+        if sage_flags__index_of 1 "$region"; then
+            stop=$SAGE_FLAGS__INDEX
+            region=${region:0:stop}
+        fi
+        # C7/C8: the opposite flag of a mode is E3 where it is met; the
+        # earliest such conflict among the modes comes first.
+        conflict=$nw
+        conflict_mode=-1
+        for ((j = 0; j < n; j++)); do
+            sage_flags__index_of "${SAGE_FLAGS_CODES:j:1}" "$region"
+            first_on=$SAGE_FLAGS__INDEX
+            sage_flags__index_of "${SAGE_FLAGS_NEGATIVE_CODES:j:1}" "$region"
+            first_off=$SAGE_FLAGS__INDEX
+            if ((first_on >= 0 && first_off >= 0)); then
+                if ((first_off > first_on)); then
+                    first_on=$first_off
+                fi
+                if ((first_on < conflict)); then
+                    conflict=$first_on
+                    conflict_mode=$j
+                fi
+            elif ((first_on >= 0)); then
+                SAGE_FLAGS_VALUES[j]=true
+            elif ((first_off >= 0)); then
+                SAGE_FLAGS_VALUES[j]=false
+            fi
+        done
+        if ((conflict_mode >= 0)); then
+            j=$conflict_mode
+            sage_flags__fail "Conflicting flags for ${SAGE_FLAGS_MODE_KEYS[j]}: both --${SAGE_FLAGS_MODE_NAMES[j]} and --no-${SAGE_FLAGS_MODE_NAMES[j]} passed."
+            return 1
+        fi
+        if ((stop == u && u < nw)) && [[ ${words[u]} == --* ]]; then
+            tok=${words[u]}
+            # E2 needs the part before the first =; flags are short, so the
+            # first bytes of a long token are enough.
+            pattern=${tok:0:SAGE_FLAGS__MAX_FLAG + 1}
+            pattern=${pattern%%=*}
+            if [[ $tok == "$pattern="* ]]; then
                 for ((j = 0; j < n; j++)); do
-                    if [[ $head == "--${SAGE_FLAGS_MODE_NAMES[j]}" || $head == "--no-${SAGE_FLAGS_MODE_NAMES[j]}" ]]; then
-                        sage_flags__fail "Flag '$head' takes no value (got '$tok')."
+                    if [[ $pattern == "--${SAGE_FLAGS_MODE_NAMES[j]}" || $pattern == "--no-${SAGE_FLAGS_MODE_NAMES[j]}" ]]; then
+                        sage_flags__fail "Flag '$pattern' takes no value (got '$tok')."
                         return 1
                     fi
                 done
@@ -338,22 +462,20 @@ sage_flags_parse() {
             sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED."
             return 1
         fi
-        if [[ -n ${seen[j]} && ${seen[j]} != "$value" ]]; then
-            sage_flags__fail "Conflicting flags for ${SAGE_FLAGS_MODE_KEYS[j]}: both --${SAGE_FLAGS_MODE_NAMES[j]} and --no-${SAGE_FLAGS_MODE_NAMES[j]} passed."
-            return 1
+        k=$u
+        if ((stop < u)); then
+            k=$((stop + 1))
         fi
-        seen[j]=$value
-        k=$i
-    done
+    fi
 
     # C9: the goal is the text after the k-th word and the WS run after it.
     if ((k == 0)); then
         goal=$text
-    elif ((k == ${#words[@]})); then
+    elif ((k == nw)); then
         goal=
     else
         IFS=' '
-        consumed="${words[*]:0:k} "
+        consumed="${words[*]+"${words[*]:0:k}"} "
         if [[ $text == "$consumed"* ]]; then
             # Every gap so far was one space: the common case.
             goal=${text:${#consumed}}
@@ -370,22 +492,21 @@ sage_flags_parse() {
             fi
             # shellcheck disable=SC2206 # as above
             parts=($text)
-            head="${parts[*]:0:dashes}"
+            consumed=${parts[*]+"${parts[*]:0:dashes}"}
             tok=${words[k - 1]}
             tail=${tok##*-}
-            offset=$((${#head} + 1 + ${#tail}))
+            offset=$((${#consumed} + 1 + ${#tail}))
             goal=${text:offset}
         fi
         if [[ $goal == ["$SAGE_FLAGS_WS"]* ]]; then
-            lead=${goal%%[!"$SAGE_FLAGS_WS"]*}
-            goal=${goal:${#lead}}
+            sage_flags__ws_run "$goal"
+            goal=${goal:SAGE_FLAGS__INDEX}
         fi
     fi
 
     # C15
     for ((j = 0; j < n; j++)); do
-        if [[ -n ${seen[j]} ]]; then
-            SAGE_FLAGS_VALUES[j]=${seen[j]}
+        if [[ -n ${SAGE_FLAGS_VALUES[j]} ]]; then
             SAGE_FLAGS_SOURCES[j]=flag
         elif [[ ${SAGE_FLAGS_DEFAULTS[j]-false} == true ]]; then
             SAGE_FLAGS_VALUES[j]=true
