@@ -16,6 +16,7 @@ spec/flags.toml), so adding a flag widens the fuzzer too.
 
 from __future__ import annotations
 
+import locale
 import random
 import subprocess
 from functools import lru_cache
@@ -583,28 +584,51 @@ def argvs(draw) -> Tuple[List[bytes], Optional[dict]]:
 # --- environment (C20) ------------------------------------------------------------------------------------------
 
 
+# Locale names worth trying; only those this machine has are used (see usable_locales).
+LOCALE_CANDIDATES: Tuple[str, ...] = (
+    "C",
+    "POSIX",
+    "C.UTF-8",
+    "en_US.ISO-8859-1",  # Linux spelling
+    "en_US.ISO8859-1",  # macOS spelling
+    "en_US.UTF-8",
+    "tr_TR.UTF-8",  # Turkish dotless i: case-mapping traps
+    "tr_TR.ISO-8859-9",
+    "de_DE.ISO-8859-15",
+    "ja_JP.eucJP",
+    "ja_JP.SJIS",
+    "zh_CN.GB18030",
+)
+
+
 @lru_cache(maxsize=1)
-def installed_non_utf8_locales() -> Tuple[str, ...]:
-    """Locales from ``locale -a`` that are not UTF-8 and not C/POSIX (often none on a slim image)."""
+def usable_locales() -> Tuple[str, ...]:
+    """The candidates the C library accepts here, plus up to 4 non-UTF-8 locales from ``locale -a``.
+
+    A locale that is not installed is left out: with such an LC_ALL, bash itself prints "setlocale: cannot change
+    locale" on stderr before any script runs (reported; the contract decides).
+    """
     try:
         names = subprocess.run(["locale", "-a"], capture_output=True, timeout=10).stdout.decode("ascii", "replace")
     except (OSError, subprocess.SubprocessError):
-        return ()
-    plain = {"C", "POSIX"}
-    return tuple(
-        sorted(
-            n for n in names.split() if n not in plain and "utf8" not in n.lower().replace("-", "") and n.isprintable()
-        )
-    )
-
-
-def locales() -> Tuple[str, ...]:
-    # en_US.ISO-8859-1 is named even when it is not installed: the C library then falls back to C.
-    return ("C", "POSIX", "C.UTF-8", "en_US.ISO-8859-1", "tr_TR.UTF-8", *installed_non_utf8_locales()[:4])
+        names = ""
+    extra = sorted(n for n in names.split() if "utf8" not in n.lower().replace("-", "") and n.isprintable())
+    saved = locale.setlocale(locale.LC_ALL)
+    usable = []
+    try:
+        for name in dict.fromkeys([*LOCALE_CANDIDATES, *extra[:4]]):
+            try:
+                locale.setlocale(locale.LC_ALL, name)
+            except locale.Error:
+                continue
+            usable.append(name)
+    finally:
+        locale.setlocale(locale.LC_ALL, saved)
+    return tuple(usable)
 
 
 def env_choices() -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
-    loc = locales()
+    loc = usable_locales()
     return (
         ("LC_ALL", loc),
         ("LANG", loc),
