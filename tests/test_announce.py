@@ -6,6 +6,7 @@ The parse/batch runner (parity/test_vectors.py) ignores "announce" vectors; they
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -182,3 +183,59 @@ def test_layers_agree_on_generated_arguments(tmp_path_factory, workflow, argv, c
     assert status in (0, 1, 2)
     if status in (0, 1):
         assert not {ord(c) for c in stdout.decode("utf-8")} & UNSAFE
+
+
+def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
+    """No announce layer names a mode: one entry in spec/flags.toml and the generator are enough."""
+    ignore = shutil.ignore_patterns("__pycache__", "target", "*.so", "*.egg-info")
+    for part in ("spec", "tools", "python", "sage"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=ignore)
+    with open(tmp_path / "spec" / "flags.toml", "a", encoding="utf-8") as vocab:
+        vocab.write('\n[[mode]]\nkey = "dry_run"\nname = "dry-run"\n')
+    subprocess.run([PYTHON, "tools/generate.py", "--root", str(tmp_path)], check=True, capture_output=True)
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"dry_run: true\n")
+    commands = {"python": [PYTHON, "-m", "sage_flags", "announce"]}
+    if (tmp_path / "sage/core/flag_parser/announce.sh").exists() and (
+        tmp_path / "sage/core/flag_parser/parse.sh"
+    ).exists():
+        commands["bash"] = ["bash", str(tmp_path / "sage/core/flag_parser/announce.sh")]
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "python"), SAGE_FLAGS_BACKEND="python")
+    for name, command in commands.items():
+        args = ["build", "--autonomous go", "--config-path", str(config)]
+        result = subprocess.run([*command, *args], capture_output=True, env=env)
+        assert result.stdout == "Sage → build workflow. Modes: --autonomous, --dry-run (config)\nGoal: go\n".encode(), (
+            name
+        )
+        unknown = subprocess.run([*command, "build", "--x"], capture_output=True, env=env).stdout
+        assert unknown.endswith(b"Supported flags: --quality-locked, --autonomous, --dry-run.\n"), name
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
+def test_announce_sh_does_not_fork(tmp_path: Path) -> None:
+    """bash rules of parse.sh: no fork, no external command (one execve: bash itself)."""
+    script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
+    if not script.exists() or not (script.parent / "parse.sh").exists():
+        pytest.skip("no bash layer")
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"autonomous: true\n")
+    log = tmp_path / "trace"
+    args = ["build", "--quality-locked \x1b[1m goal \u009b", "--config-path", str(config)]
+    result = subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-e",
+            "trace=execve,fork,vfork,clone,clone3",
+            "-o",
+            str(log),
+            "bash",
+            str(script),
+            *args,
+        ],
+        capture_output=True,
+    )
+    assert result.returncode == 0, result.stderr
+    calls = [line.split(None, 1)[1] for line in log.read_text().splitlines() if line.strip()]
+    assert len(calls) == 1 and calls[0].startswith("execve("), calls
