@@ -78,7 +78,7 @@ SAGE_FLAGS_CODES=abcdefghijklmnopqrstuvwxyz
 SAGE_FLAGS_NEGATIVE_CODES=ABCDEFGHIJKLMNOPQRSTUVWXYZ
 # The longest flag, --no-NAME: enough bytes of a token to tell E2 from E1.
 SAGE_FLAGS__MAX_FLAG=0
-for SAGE_FLAGS__NAME in "${SAGE_FLAGS_MODE_NAMES[@]}"; do
+for SAGE_FLAGS__NAME in ${SAGE_FLAGS_MODE_NAMES[@]+"${SAGE_FLAGS_MODE_NAMES[@]}"}; do
     if ((${#SAGE_FLAGS__NAME} + 5 > SAGE_FLAGS__MAX_FLAG)); then
         SAGE_FLAGS__MAX_FLAG=$((${#SAGE_FLAGS__NAME} + 5))
     fi
