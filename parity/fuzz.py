@@ -224,8 +224,9 @@ class Stats:
     started: float = field(default_factory=time.monotonic)
     examples: Dict[str, int] = field(default_factory=dict)  # kind -> examples
     kind_seconds: Dict[str, float] = field(default_factory=dict)
-    layer_runs: Dict[str, int] = field(default_factory=dict)  # layer -> examples it answered
-    layer_seconds: Dict[str, float] = field(default_factory=dict)  # layer -> seconds it took to answer them
+    # (layer, "stream" or "process") -> examples it answered, and the seconds it took
+    layer_runs: Dict[Tuple[str, str], int] = field(default_factory=dict)
+    layer_seconds: Dict[Tuple[str, str], float] = field(default_factory=dict)
     divergences: List[str] = field(default_factory=list)  # saved vector paths (or summaries)
     progress_every: float = 0.0  # seconds; 0: no progress lines
     _last_progress: float = 0.0
@@ -239,9 +240,10 @@ class Stats:
         with self.lock:
             self.examples[kind] = self.examples.get(kind, 0) + examples
             self.kind_seconds[kind] = self.kind_seconds.get(kind, 0.0) + seconds
+            mode = "stream" if kind.startswith("records") else "process"
             for name, outcome in layers.items():
-                self.layer_runs[name] = self.layer_runs.get(name, 0) + examples
-                self.layer_seconds[name] = self.layer_seconds.get(name, 0.0) + outcome.seconds
+                self.layer_runs[name, mode] = self.layer_runs.get((name, mode), 0) + examples
+                self.layer_seconds[name, mode] = self.layer_seconds.get((name, mode), 0.0) + outcome.seconds
         self.maybe_progress()
 
     def maybe_progress(self) -> None:
@@ -264,11 +266,17 @@ class Stats:
         ]
         for kind in sorted(self.examples):
             rows.append("  %-22s %10d %9.1f" % (kind, self.examples[kind], self.kind_seconds[kind]))
-        rows.append("  %-22s %10s %9s %12s" % ("layer", "examples", "busy s", "examples/s"))
-        for name in sorted(self.layer_runs):
-            seconds = self.layer_seconds[name]
-            rate = self.layer_runs[name] / seconds if seconds else float("inf")
-            rows.append("  %-22s %10d %9.1f %12.0f" % (name, self.layer_runs[name], seconds, rate))
+        # busy s: from writing the example to the layer's last byte (streams), or the process's lifetime.
+        rows.append("  %-22s %10s %9s %12s" % ("layer (how)", "examples", "busy s", "examples/s"))
+        for name, mode in sorted(self.layer_runs):
+            runs, seconds = self.layer_runs[name, mode], self.layer_seconds[name, mode]
+            rate = runs / seconds if seconds else float("inf")
+            rows.append("  %-22s %10d %9.1f %12.1f" % ("%s (%s)" % (name, mode), runs, seconds, rate))
+        answers = sum(self.layer_runs.values())
+        rows.append(
+            "  %-22s %10d  (%.0f/s: examples x layers that answered them)"
+            % ("layer answers", answers, answers / max(elapsed, 1e-9))
+        )
         rows += ["  divergence: " + d for d in self.divergences]
         return "\n".join(rows)
 

@@ -265,7 +265,7 @@ def ws_run(c) -> str:
     if c.chance(50):
         return c.pick(WHITESPACE)
     if c.chance(50):
-        return c.pick(WHITESPACE) * (2 + c.below(c.pick((3, 16, 500))))
+        return c.pick(WHITESPACE) * (2 + c.below(c.pick((3, 3, 16, 16, 500))))
     return "".join(c.pick(WHITESPACE) for _ in range(2 + c.below(6)))
 
 
@@ -280,8 +280,12 @@ def free_text(c) -> str:
     return "".join(out)
 
 
+# Mostly moderate: every byte costs the bash layer a read(2), and the record rate is what the fuzzer is judged by.
+_LONG_SIZES = (16, 16, 64, 64, 300, 300, 4000)
+
+
 def _long_run(c) -> str:
-    return c.pick(LONG_UNITS) * (2 + c.below(c.pick((20, 300, 6000))))
+    return c.pick(LONG_UNITS) * (2 + c.below(c.pick(_LONG_SIZES)))
 
 
 def _raw(c) -> bytes:
