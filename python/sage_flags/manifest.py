@@ -373,7 +373,7 @@ def _pid_is_alive(pid_text: bytes) -> bool:
 
 
 def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
-    """Temp files left by a persist killed before its rename (P6): their writer's pid is gone."""
+    """Temp files left by a persist killed before its rename (P6): ours, and their writer's pid is gone."""
     prefix = b"." + base + TEMP_MARKER
     try:
         names = os.listdir(directory)
@@ -381,11 +381,14 @@ def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
         return
     for name in names:
         pid_text = name[len(prefix) :]
-        if name.startswith(prefix) and pid_text.isdigit() and not _pid_is_alive(pid_text):
-            try:
-                os.unlink(os.path.join(directory, name))
-            except OSError:
-                pass
+        if not (name.startswith(prefix) and pid_text.isdigit()):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if os.stat(path).st_uid == os.geteuid() and not _pid_is_alive(pid_text):
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:

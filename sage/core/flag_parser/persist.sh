@@ -1,0 +1,614 @@
+# shellcheck shell=bash
+# persist.sh: the bash layer of `sage-flags persist` (docs/SPEC.md, rules P1-P8).
+#
+#   bash sage/core/flag_parser/parse.sh "$ARGUMENTS" | bash sage/core/flag_parser/persist.sh MANIFEST
+#
+# reads one contract line (what parse.sh or resume.sh prints) from stdin,
+# writes it unchanged to stdout and, when it carries no error, records its mode
+# values in MANIFEST's YAML frontmatter `flags:` block. Exit status: 0 written;
+# 1 the line carried an error (nothing written); 2 stdin is not one contract
+# line, or a usage error (nothing on stdout, one stderr line); 3 the manifest
+# cannot be updated safely (one stderr line, file untouched, the line still on
+# stdout). python/sage_flags/manifest.py is the reference; this file follows
+# it function by function.
+#
+# Rules: bash 3.2, no eval, set -u, LC_ALL=C (set by sourcing parse.sh, whose
+# vocabulary arrays, UTF-8 check and JSON functions this file uses). Unlike
+# the parse path it forks: `ls` (the old file's permission bits), `sync` (the
+# temp file's data to disk), `mv` (the atomic rename), `readlink` per symlink
+# hop, `rm` for a stale temp file, `chmod` only for execute/special bits.
+# Limitation: bash cannot fsync a directory, so the rename is not forced to
+# disk (after a power cut the manifest is the old or the new file, both whole);
+# `sync FILE` is GNU coreutils' fsync of one file, elsewhere it syncs all.
+#
+# Function API, also used by resume.sh (names prefixed sage_flags_ / SAGE_FLAGS_):
+#   sage_flags_read_contract_line LINE    P1: status 0 iff LINE (with its LF) is one
+#                                         contract line; sets SAGE_FLAGS_VALUES
+#                                         (true/false, parallel to SAGE_FLAGS_MODE_KEYS)
+#                                         and SAGE_FLAGS_LINE_HAS_ERROR (0/1).
+#   sage_flags_read_frontmatter TEXT      the manifest's frontmatter; status 1 with
+#                                         SAGE_FLAGS_UNSAFE when it cannot be updated safely.
+#   sage_flags_recorded_values TEXT       R1: SAGE_FLAGS_RECORDED, parallel to the
+#                                         mode keys: true, false or empty (nothing recorded).
+#   sage_flags_updated_manifest TEXT      P3-P5, P8: the new bytes in SAGE_FLAGS_NEW
+#                                         for SAGE_FLAGS_VALUES; status 1 when unsafe.
+#   sage_flags_persist MANIFEST           P3-P8: read, update, write atomically; status 1
+#                                         with SAGE_FLAGS_UNSAFE set when nothing was written.
+
+# shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API the sourcing scripts read
+set -u
+case ${BASH_SOURCE[0]} in
+    */*) sage_flags_persist_dir=${BASH_SOURCE[0]%/*} ;;
+    *) sage_flags_persist_dir=. ;;
+esac
+# shellcheck source=sage/core/flag_parser/parse.sh
+if ! . "$sage_flags_persist_dir/parse.sh"; then
+    printf '%s\n' "persist.sh: cannot load $sage_flags_persist_dir/parse.sh" >&2
+    exit 3
+fi
+
+SAGE_FLAGS_BOM=$'\xef\xbb\xbf'
+SAGE_FLAGS_BLANKS=$' \t' # what YAML lets stand between tokens on a line
+SAGE_FLAGS_NEW_BLOCK_INDENT='  '
+SAGE_FLAGS_TEMP_MARKER=.sage-flags-tmp. # temp files: .<manifest name>.sage-flags-tmp.<pid>
+SAGE_FLAGS_MAX_SYMLINK_HOPS=40
+# One JSON string in canonical form (C17) at the start of a text: raw bytes but
+# '"', '\' and C0 controls; the short escapes; \u00xx only for the other controls.
+SAGE_FLAGS_STRING_RE=$'^"([^"\\\\\x01-\x1f]|\\\\["\\\\bfnrt]|\\\\u00(0[0-7bef]|1[0-9a-f]))*"'
+
+SAGE_FLAGS_UNSAFE=
+SAGE_FLAGS_LINE_HAS_ERROR=0
+SAGE_FLAGS_SCAN=
+SAGE_FLAGS_TOKEN=
+SAGE_FLAGS_TOKEN_START=0
+SAGE_FLAGS_LINE=
+SAGE_FLAGS_CONTENT=
+SAGE_FLAGS_REST=
+SAGE_FLAGS_INDENT=
+SAGE_FLAGS_NEW=
+SAGE_FLAGS_RECORDED=()
+SAGE_FLAGS_ENTRY_INDICES=()
+SAGE_FLAGS_ENTRY_RESTS=()
+SAGE_FLAGS_FM_BOM=
+SAGE_FLAGS_FM_TEXT=
+SAGE_FLAGS_FM_N=0
+SAGE_FLAGS_FM_OFF=0
+SAGE_FLAGS_FM_EOL=$'\n'
+SAGE_FLAGS_FM_PRESENT=0
+SAGE_FLAGS_FM_CLOSE=0
+SAGE_FLAGS_FM_HEADER=-1
+SAGE_FLAGS_FM_BLOCK_END=-1
+SAGE_FLAGS_FM_LINES=()
+
+# ---------------------------------------------------------------- the contract line
+
+# Removes the literal $1 from the start of SAGE_FLAGS_SCAN; status 1 if it is not there.
+sage_flags__take() {
+    if [[ $SAGE_FLAGS_SCAN != "$1"* ]]; then
+        return 1
+    fi
+    SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#1}}
+}
+
+# Moves the JSON string at the start of SAGE_FLAGS_SCAN to SAGE_FLAGS_TOKEN.
+sage_flags__take_string() {
+    if [[ ! $SAGE_FLAGS_SCAN =~ $SAGE_FLAGS_STRING_RE ]]; then
+        return 1
+    fi
+    SAGE_FLAGS_TOKEN=${BASH_REMATCH[0]}
+    SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#SAGE_FLAGS_TOKEN}}
+}
+
+# P1: a parse line (C16) or a resume line (the same plus "notes"), byte for byte
+# in canonical form, valid UTF-8, one LF; values that agree with C15 and C18.
+sage_flags_read_contract_line() {
+    local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0
+    local -a sources
+    sources=()
+    if [[ $line != *$'\n' ]]; then
+        return 1
+    fi
+    line=${line%$'\n'}
+    if [[ $line == *$'\n'* ]] || ! sage_flags_is_utf8 "$line"; then
+        return 1
+    fi
+    SAGE_FLAGS_SCAN=$line
+    sage_flags__take '{' || return 1
+    for ((j = 0; j < n; j++)); do
+        if ((j > 0)); then
+            sage_flags__take ', ' || return 1
+        fi
+        sage_flags__take "\"${SAGE_FLAGS_MODE_KEYS[j]}\": " || return 1
+        if sage_flags__take true; then
+            SAGE_FLAGS_VALUES[j]=true
+        elif sage_flags__take false; then
+            SAGE_FLAGS_VALUES[j]=false
+        else
+            return 1
+        fi
+    done
+    sage_flags__take ', "goal": ' || return 1
+    sage_flags__take_string || return 1
+    goal=$SAGE_FLAGS_TOKEN
+    sage_flags__take ', "error": ' || return 1
+    if ! sage_flags__take null; then
+        sage_flags__take_string || return 1
+        error_null=0
+    fi
+    for ((j = 0; j < n; j++)); do
+        sage_flags__take ", \"${SAGE_FLAGS_MODE_KEYS[j]}_source\": " || return 1
+        for key in null '"flag"' '"config"' '"manifest"' ''; do
+            if [[ -n $key ]] && sage_flags__take "$key"; then
+                break
+            fi
+        done
+        if [[ -z $key ]]; then
+            return 1
+        fi
+        sources[j]=$key
+    done
+    if ! sage_flags__take '}'; then
+        sage_flags__take ', "notes": [' || return 1
+        is_resume=1
+        if ! sage_flags__take ']'; then
+            while :; do
+                sage_flags__take_string || return 1
+                notes_empty=0
+                if sage_flags__take ']'; then
+                    break
+                fi
+                sage_flags__take ', ' || return 1
+            done
+        fi
+        sage_flags__take '}' || return 1
+    fi
+    if [[ -n $SAGE_FLAGS_SCAN ]]; then
+        return 1
+    fi
+    for ((j = 0; j < n; j++)); do
+        case ${sources[j]}:${SAGE_FLAGS_VALUES[j]} in
+            null:true | '"config":false') return 1 ;;  # C15
+            '"manifest":'*) ((is_resume)) || return 1 ;; # only resume restores from a manifest
+        esac
+        if ((!error_null)) && [[ ${sources[j]} != null || ${SAGE_FLAGS_VALUES[j]} != false ]]; then
+            return 1 # C18: an error line holds nothing else
+        fi
+    done
+    if ((!error_null)) && [[ $goal != '""' || $notes_empty == 0 ]]; then
+        return 1
+    fi
+    SAGE_FLAGS_LINE_HAS_ERROR=$((1 - error_null))
+    return 0
+}
+
+# ---------------------------------------------------------------- lines
+
+# The next line of SAGE_FLAGS_FM_TEXT at SAGE_FLAGS_FM_OFF, its LF kept, into
+# SAGE_FLAGS_LINE. Windows of 4 KiB and up: linear in the text, however long.
+sage_flags__next_line() {
+    local window=$SAGE_FLAGS_CHUNK chunk line
+    while :; do
+        chunk=${SAGE_FLAGS_FM_TEXT:SAGE_FLAGS_FM_OFF:window}
+        line=${chunk%%$'\n'*}
+        if ((${#line} < ${#chunk})); then
+            line+=$'\n'
+            break
+        fi
+        if ((SAGE_FLAGS_FM_OFF + ${#chunk} >= SAGE_FLAGS_FM_N)); then
+            break
+        fi
+        window=$((window * 2))
+    done
+    SAGE_FLAGS_LINE=$line
+    SAGE_FLAGS_FM_OFF=$((SAGE_FLAGS_FM_OFF + ${#line}))
+}
+
+# A line without its LF and without one CR before it (CRLF files).
+sage_flags__content() {
+    local content=${1%$'\n'}
+    SAGE_FLAGS_CONTENT=${content%$'\r'}
+}
+
+sage_flags__is_blank() {
+    [[ $1 != *[!"$SAGE_FLAGS_BLANKS"]* ]]
+}
+
+# What follows `KEY:` in CONTENT (blanks allowed before the colon) into SAGE_FLAGS_REST.
+sage_flags__key_rest() {
+    local after
+    if [[ $1 != "$2"* ]]; then
+        return 1
+    fi
+    after=${1:${#2}}
+    after=${after#"${after%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+    if [[ $after != :* ]]; then
+        return 1
+    fi
+    SAGE_FLAGS_REST=${after:1}
+}
+
+# Nothing, blanks, or blanks then a `# comment`: what may follow a value.
+sage_flags__is_comment_tail() {
+    local stripped=${1#"${1%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+    if [[ -z $stripped ]]; then
+        return 0
+    fi
+    [[ $1 == ["$SAGE_FLAGS_BLANKS"]* && $stripped == '#'* ]]
+}
+
+# The value token of `key:REST` (SAGE_FLAGS_TOKEN at SAGE_FLAGS_TOKEN_START in
+# REST); status 1 when it is not one plain token.
+sage_flags__value_token() {
+    local rest=$1 lead stripped token
+    lead=${rest%%[!"$SAGE_FLAGS_BLANKS"]*}
+    stripped=${rest:${#lead}}
+    if [[ -z $lead || -z $stripped || $stripped == '#'* ]]; then
+        return 1
+    fi
+    token=${stripped%%["$SAGE_FLAGS_BLANKS"]*}
+    sage_flags__is_comment_tail "${stripped:${#token}}" || return 1
+    SAGE_FLAGS_TOKEN_START=${#lead}
+    SAGE_FLAGS_TOKEN=$token
+}
+
+# ---------------------------------------------------------------- frontmatter
+
+sage_flags_read_frontmatter() {
+    local text=$1 index first
+    SAGE_FLAGS_UNSAFE=
+    SAGE_FLAGS_FM_BOM=
+    if [[ $text == "$SAGE_FLAGS_BOM"* ]]; then
+        SAGE_FLAGS_FM_BOM=$SAGE_FLAGS_BOM
+        text=${text:3}
+    fi
+    SAGE_FLAGS_FM_TEXT=$text
+    SAGE_FLAGS_FM_N=${#text}
+    SAGE_FLAGS_FM_OFF=0
+    SAGE_FLAGS_FM_LINES=()
+    SAGE_FLAGS_FM_PRESENT=0
+    SAGE_FLAGS_FM_CLOSE=0
+    SAGE_FLAGS_FM_HEADER=-1
+    SAGE_FLAGS_FM_BLOCK_END=-1
+    sage_flags__next_line
+    first=$SAGE_FLAGS_LINE
+    SAGE_FLAGS_FM_EOL=$'\n' # added lines follow the first line
+    if [[ $first == *$'\r\n' ]]; then
+        SAGE_FLAGS_FM_EOL=$'\r\n'
+    fi
+    sage_flags__content "$first"
+    if [[ $SAGE_FLAGS_CONTENT != --- ]]; then
+        SAGE_FLAGS_FM_OFF=0 # no frontmatter: all of the text is the rest
+        return 0
+    fi
+    SAGE_FLAGS_FM_PRESENT=1
+    SAGE_FLAGS_FM_LINES[0]=$first
+    while ((SAGE_FLAGS_FM_OFF < SAGE_FLAGS_FM_N)); do
+        sage_flags__next_line
+        SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$SAGE_FLAGS_LINE
+        sage_flags__content "$SAGE_FLAGS_LINE"
+        if [[ $SAGE_FLAGS_CONTENT == --- ]]; then
+            SAGE_FLAGS_FM_CLOSE=$((${#SAGE_FLAGS_FM_LINES[@]} - 1))
+            break
+        fi
+    done
+    if ((SAGE_FLAGS_FM_CLOSE == 0)); then
+        SAGE_FLAGS_UNSAFE="the frontmatter's opening --- has no closing ---"
+        return 1
+    fi
+    for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        sage_flags__key_rest "$SAGE_FLAGS_CONTENT" flags || continue
+        if ((SAGE_FLAGS_FM_HEADER >= 0)); then
+            SAGE_FLAGS_UNSAFE='the frontmatter has two top-level flags: keys'
+            return 1
+        fi
+        if ! sage_flags__is_comment_tail "$SAGE_FLAGS_REST" || [[ $SAGE_FLAGS_REST == '#'* ]]; then
+            SAGE_FLAGS_UNSAFE="the frontmatter's flags: key is not a block"
+            return 1
+        fi
+        SAGE_FLAGS_FM_HEADER=$index
+    done
+    if ((SAGE_FLAGS_FM_HEADER < 0)); then
+        return 0
+    fi
+    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        if ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && [[ $SAGE_FLAGS_CONTENT != ["$SAGE_FLAGS_BLANKS"]* ]]; then
+            break
+        fi
+    done
+    SAGE_FLAGS_FM_BLOCK_END=$index
+    return 0
+}
+
+# The indentation of the flags block's first entry (two spaces for an empty block).
+sage_flags__entry_indent() {
+    local index stripped
+    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        stripped=${SAGE_FLAGS_CONTENT#"${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+        if [[ -n $stripped && $stripped != '#'* ]]; then
+            SAGE_FLAGS_INDENT=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+            return 0
+        fi
+    done
+    SAGE_FLAGS_INDENT=$SAGE_FLAGS_NEW_BLOCK_INDENT
+}
+
+# The entries for KEY in the flags block: line indices and the text after the colon.
+sage_flags__entries() {
+    local index indent
+    SAGE_FLAGS_ENTRY_INDICES=()
+    SAGE_FLAGS_ENTRY_RESTS=()
+    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+        if [[ $indent == "$SAGE_FLAGS_INDENT" ]] && sage_flags__key_rest "${SAGE_FLAGS_CONTENT:${#indent}}" "$1"; then
+            SAGE_FLAGS_ENTRY_INDICES[${#SAGE_FLAGS_ENTRY_INDICES[@]}]=$index
+            SAGE_FLAGS_ENTRY_RESTS[${#SAGE_FLAGS_ENTRY_RESTS[@]}]=$SAGE_FLAGS_REST
+        fi
+    done
+}
+
+# R1: what the manifest records; anything unclear records nothing.
+sage_flags_recorded_values() {
+    local j last
+    SAGE_FLAGS_RECORDED=()
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
+        SAGE_FLAGS_RECORDED[j]=
+    done
+    if ! sage_flags_read_frontmatter "$1" || ((SAGE_FLAGS_FM_HEADER < 0)); then
+        return 0
+    fi
+    sage_flags__entry_indent
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
+        sage_flags__entries "${SAGE_FLAGS_MODE_KEYS[j]}"
+        last=${#SAGE_FLAGS_ENTRY_RESTS[@]}
+        if ((last == 0)); then
+            continue
+        fi
+        # A repeated key: the last one counts, as in YAML loaders.
+        if sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[last - 1]}"; then
+            case $SAGE_FLAGS_TOKEN in
+                true | false) SAGE_FLAGS_RECORDED[j]=$SAGE_FLAGS_TOKEN ;;
+            esac
+        fi
+    done
+    return 0
+}
+
+# The entry lines of a new block, in vocabulary order, for SAGE_FLAGS_VALUES.
+sage_flags__new_entries() {
+    local j
+    SAGE_FLAGS_NEW=
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
+        SAGE_FLAGS_NEW+="$1${SAGE_FLAGS_MODE_KEYS[j]}: ${SAGE_FLAGS_VALUES[j]}$SAGE_FLAGS_FM_EOL"
+    done
+}
+
+# P3-P5, P8: SAGE_FLAGS_NEW is the manifest TEXT with SAGE_FLAGS_VALUES recorded.
+sage_flags_updated_manifest() {
+    local eol index j k content ending colon_end first_entry='' missing='' insert_at out=''
+    sage_flags_read_frontmatter "$1" || return 1
+    eol=$SAGE_FLAGS_FM_EOL
+    if ((!SAGE_FLAGS_FM_PRESENT)); then
+        sage_flags__new_entries "$SAGE_FLAGS_NEW_BLOCK_INDENT"
+        SAGE_FLAGS_NEW="$SAGE_FLAGS_FM_BOM---${eol}flags:$eol$SAGE_FLAGS_NEW---$eol$SAGE_FLAGS_FM_TEXT"
+        return 0
+    fi
+    if ((SAGE_FLAGS_FM_HEADER < 0)); then
+        sage_flags__new_entries "$SAGE_FLAGS_NEW_BLOCK_INDENT"
+        missing="flags:$eol$SAGE_FLAGS_NEW"
+        insert_at=$SAGE_FLAGS_FM_CLOSE
+    else
+        sage_flags__entry_indent
+        for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+            sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+            if [[ ${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*} == "$SAGE_FLAGS_INDENT" ]] &&
+                ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
+                first_entry=${SAGE_FLAGS_CONTENT:${#SAGE_FLAGS_INDENT}}
+                break
+            fi
+        done
+        if [[ $first_entry == - || $first_entry == -["$SAGE_FLAGS_BLANKS"]* ]]; then
+            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is a list, not a mapping"
+            return 1
+        fi
+        for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
+            sage_flags__entries "${SAGE_FLAGS_MODE_KEYS[j]}"
+            if ((${#SAGE_FLAGS_ENTRY_INDICES[@]} == 0)); then
+                missing+="$SAGE_FLAGS_INDENT${SAGE_FLAGS_MODE_KEYS[j]}: ${SAGE_FLAGS_VALUES[j]}$eol"
+                continue
+            fi
+            for ((k = 0; k < ${#SAGE_FLAGS_ENTRY_INDICES[@]}; k++)); do
+                if ! sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[k]}"; then
+                    SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS_MODE_KEYS[j]} has no single plain value"
+                    return 1
+                fi
+                index=${SAGE_FLAGS_ENTRY_INDICES[k]}
+                sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+                content=$SAGE_FLAGS_CONTENT
+                ending=${SAGE_FLAGS_FM_LINES[index]:${#content}}
+                colon_end=$((${#content} - ${#SAGE_FLAGS_ENTRY_RESTS[k]}))
+                SAGE_FLAGS_FM_LINES[index]=${content:0:colon_end+SAGE_FLAGS_TOKEN_START}${SAGE_FLAGS_VALUES[j]}${content:colon_end+SAGE_FLAGS_TOKEN_START+${#SAGE_FLAGS_TOKEN}}$ending
+            done
+        done
+        insert_at=$((SAGE_FLAGS_FM_HEADER + 1))
+        for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+            sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+            if ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
+                insert_at=$((index + 1))
+            fi
+        done
+    fi
+    for ((index = 0; index <= SAGE_FLAGS_FM_CLOSE; index++)); do
+        if ((index == insert_at)); then
+            out+=$missing
+        fi
+        out+=${SAGE_FLAGS_FM_LINES[index]}
+    done
+    SAGE_FLAGS_NEW=$SAGE_FLAGS_FM_BOM$out${SAGE_FLAGS_FM_TEXT:SAGE_FLAGS_FM_OFF}
+    return 0
+}
+
+# ---------------------------------------------------------------- files
+
+# The permission bits of PATH, as octal digits, from `ls -ld` (POSIX format).
+sage_flags__mode_of() {
+    local listing perms bits=0 i c
+    local -a values
+    values=(256 128 64 32 16 8 4 2 1)
+    listing=$(ls -ld -- "$1" 2>/dev/null) || return 1
+    perms=${listing:1:9}
+    for ((i = 0; i < 9; i++)); do
+        c=${perms:i:1}
+        case $c in
+            r | w | x) bits=$((bits | values[i])) ;;
+            s) bits=$((bits | values[i] | (i == 2 ? 2048 : 1024))) ;;
+            S) bits=$((bits | (i == 2 ? 2048 : 1024))) ;;
+            t) bits=$((bits | values[i] | 512)) ;;
+            T) bits=$((bits | 512)) ;;
+            -) ;;
+            *) return 1 ;;
+        esac
+    done
+    printf -v SAGE_FLAGS_MODE '%04o' "$bits"
+}
+
+# P6: temp files left by a persist killed before its rename: ours (same owner)
+# and named after a process that is gone.
+sage_flags__remove_stale_temp_files() {
+    local prefix=$1/.$2$SAGE_FLAGS_TEMP_MARKER file pid
+    set +f
+    shopt -s nullglob
+    for file in "$prefix"*; do
+        pid=${file:${#prefix}}
+        if [[ -n $pid && $pid != *[!0-9]* && -O $file ]] && ! kill -0 "$pid" 2>/dev/null; then
+            rm -f -- "$file"
+        fi
+    done
+    shopt -u nullglob
+    set -f
+}
+
+# P6: replace PATH by a complete file holding $2: temp file in the same
+# directory, its data synced, renamed over PATH. MODE ($3) empty: a new file.
+sage_flags__write_atomically() {
+    local path=$1 directory base temp mode=$3 bits=0 mask
+    case $path in
+        */*)
+            directory=${path%/*}
+            base=${path##*/}
+            ;;
+        *)
+            directory=.
+            base=$path
+            ;;
+    esac
+    directory=${directory:-/}
+    sage_flags__remove_stale_temp_files "$directory" "$base"
+    temp=$directory/.$base$SAGE_FLAGS_TEMP_MARKER$$
+    if [[ $temp == -* ]]; then
+        temp=./$temp
+    fi
+    if [[ -e $temp || -L $temp ]]; then
+        rm -f -- "$temp" # ours by name: the leftover of a dead process that had our pid
+    fi
+    if [[ -n $mode ]]; then
+        # The temp file is created with the old file's bits (0666 & ~umask);
+        # execute and special bits, which no umask can give, need a chmod.
+        bits=$((8#$mode))
+        printf -v mask '%03o' $((~bits & 8#777))
+        umask "$mask"
+    fi
+    if ! { printf '%s' "$2" >|"$temp"; } 2>/dev/null ||
+        { ((bits & 8#7111)) && ! chmod "$mode" "$temp" 2>/dev/null; }; then
+        rm -f -- "$temp" 2>/dev/null
+        SAGE_FLAGS_UNSAFE='cannot write the manifest'
+        return 1
+    fi
+    sync "$temp" 2>/dev/null || :
+    if ! mv -f -- "$temp" "$path" 2>/dev/null; then
+        rm -f -- "$temp" 2>/dev/null
+        SAGE_FLAGS_UNSAFE='cannot write the manifest'
+        return 1
+    fi
+    return 0
+}
+
+# P3-P8: record SAGE_FLAGS_VALUES in the manifest at $1.
+sage_flags_persist() {
+    local path=$1 target hops=0 text='' mode=''
+    if [[ -z $path || $path == */ ]]; then
+        SAGE_FLAGS_UNSAFE='the manifest path does not name a file'
+        return 1
+    fi
+    while [[ -L $path ]]; do # P6: follow a symlinked manifest to the file it names
+        if ((hops == SAGE_FLAGS_MAX_SYMLINK_HOPS)); then
+            SAGE_FLAGS_UNSAFE='too many levels of symbolic links'
+            return 1
+        fi
+        if ! target=$(readlink -- "$path"); then
+            SAGE_FLAGS_UNSAFE="cannot inspect the manifest's path"
+            return 1
+        fi
+        case $target in
+            /*) path=$target ;;
+            *)
+                if [[ $path == */* ]]; then
+                    path=${path%/*}/$target
+                else
+                    path=$target
+                fi
+                ;;
+        esac
+        hops=$((hops + 1))
+    done
+    if [[ -e $path ]]; then
+        if [[ ! -f $path ]]; then
+            SAGE_FLAGS_UNSAFE='the manifest is not a regular file'
+            return 1
+        fi
+        if [[ ! -r $path ]] || ! sage_flags__mode_of "$path"; then
+            SAGE_FLAGS_UNSAFE='cannot open the manifest'
+            return 1
+        fi
+        mode=$SAGE_FLAGS_MODE
+        # read -d '' stops at a NUL with status 0; without one it reads to the end.
+        if { IFS= read -r -d '' text; } 2>/dev/null <"$path"; then
+            SAGE_FLAGS_UNSAFE='the manifest holds NUL bytes: not a text file'
+            return 1
+        fi
+    fi
+    sage_flags_updated_manifest "$text" || return 1
+    sage_flags__write_atomically "$path" "$SAGE_FLAGS_NEW" "$mode"
+}
+
+sage_flags_persist_main() {
+    local line=''
+    if (($# != 1)); then
+        printf '%s\n' "persist.sh: persist takes exactly one MANIFEST path (usage: persist.sh MANIFEST < line)" >&2
+        return 2
+    fi
+    # A NUL on stdin (read -d '' stops there with status 0) is never a contract line.
+    if { IFS= read -r -d '' line; } 2>/dev/null || ! sage_flags_read_contract_line "$line"; then
+        printf '%s\n' "persist.sh: stdin is not one contract line (the JSON line parse or resume prints)" >&2
+        return 2
+    fi
+    if ((SAGE_FLAGS_LINE_HAS_ERROR)); then
+        printf '%s' "$line"
+        return 1
+    fi
+    if ! sage_flags_persist "$1"; then
+        printf '%s\n' "persist.sh: cannot update the manifest: $SAGE_FLAGS_UNSAFE" >&2
+        printf '%s' "$line"
+        return 3
+    fi
+    printf '%s' "$line"
+    return 0
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    sage_flags_persist_main ${1+"$@"}
+    exit
+fi

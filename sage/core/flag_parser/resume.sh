@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# resume.sh: the bash layer of `sage-flags resume`, the /continue entry (docs/SPEC.md, rules R1-R4).
+#
+#   bash sage/core/flag_parser/resume.sh MANIFEST ARGUMENTS... [--config-path PATH]
+#
+# parses ARGUMENTS... like parse.sh (C1-C15) and fills every mode no flag set
+# from MANIFEST's frontmatter `flags:` block (source "manifest"), before the
+# config default. Prints the contract line with one more member at the end,
+# "notes": one string per mode whose recorded value a flag changed. Exit status
+# as parse.sh: 0, 1 (parse error: the error line, "notes": []), 2 (usage).
+# A missing, unreadable or unclear manifest restores nothing; never an error.
+#
+# Rules as parse.sh: bash 3.2, no eval, no fork, set -u, LC_ALL=C. The
+# frontmatter functions are persist.sh's, sourced (persist.sh sources parse.sh).
+
+set -u
+case ${BASH_SOURCE[0]} in
+    */*) sage_flags_resume_dir=${BASH_SOURCE[0]%/*} ;;
+    *) sage_flags_resume_dir=. ;;
+esac
+# shellcheck source=sage/core/flag_parser/persist.sh
+if ! . "$sage_flags_resume_dir/persist.sh"; then
+    printf '%s\n' "resume.sh: cannot load $sage_flags_resume_dir/persist.sh" >&2
+    exit 3
+fi
+
+sage_flags_resume_main() {
+    local manifest text='' status=0 j recorded flag notes='' separator=''
+    if (($# == 0)); then
+        printf '%s\n' "resume.sh: resume needs MANIFEST, then the arguments as for parse (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
+        return 2
+    fi
+    manifest=$1
+    shift
+    if ! sage_flags_split_argv ${1+"$@"}; then
+        printf '%s\n' "resume.sh: $SAGE_FLAGS_USAGE_ERROR (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
+        return 2
+    fi
+    sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"
+    sage_flags_parse "$SAGE_FLAGS_ARGUMENTS" || status=1
+    SAGE_FLAGS_RECORDED=()
+    # R2: a regular file only (test -f follows symlinks: a FIFO is never opened);
+    # a NUL in it (read -d '' stops there with status 0) restores nothing.
+    if ((status == 0)) && [[ -n $manifest && -f $manifest ]] &&
+        ! { IFS= read -r -d '' text; } 2>/dev/null <"$manifest"; then
+        sage_flags_recorded_values "$text"
+    fi
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
+        recorded=${SAGE_FLAGS_RECORDED[j]-}
+        if [[ -z $recorded ]]; then
+            continue
+        fi
+        if [[ ${SAGE_FLAGS_SOURCES[j]} == flag ]]; then
+            # R3: a note only when the flag changes the recorded value.
+            if [[ ${SAGE_FLAGS_VALUES[j]} != "$recorded" ]]; then
+                flag=--${SAGE_FLAGS_MODE_NAMES[j]}
+                if [[ ${SAGE_FLAGS_VALUES[j]} == false ]]; then
+                    flag=--no-${SAGE_FLAGS_MODE_NAMES[j]}
+                fi
+                sage_flags_json_string "$flag overrides ${SAGE_FLAGS_MODE_KEYS[j]}: $recorded recorded in the manifest."
+                notes+=$separator$SAGE_FLAGS_JSON_STRING
+                separator=', '
+            fi
+        else
+            SAGE_FLAGS_VALUES[j]=$recorded
+            SAGE_FLAGS_SOURCES[j]=manifest
+        fi
+    done
+    sage_flags_render_json
+    printf '%s\n' "${SAGE_FLAGS_JSON%\}}, \"notes\": [$notes]}"
+    return "$status"
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    sage_flags_resume_main ${1+"$@"}
+    exit
+fi
