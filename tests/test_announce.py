@@ -162,7 +162,7 @@ def _run_all(args):
     return results
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(
     workflow=st.sampled_from([b"build", b"architect", b"Build", b""]),
     argv=_ARGV.filter(lambda items: all(b"\0" not in item for item in items)),
