@@ -920,7 +920,18 @@ def render_targets(results: Dict[str, Any]) -> List[str]:
             (
                 "3. 128 KiB, 10,000 flags, %s" % name,
                 "< %g s" % BIG_FLAGS_LIMIT_S,
-                fmt_time(big) + ("" if "problem" in big else " ms"),
+                fmt_time(big)
+                + (
+                    ""
+                    if "problem" in big
+                    else " ms (CPU time %.0f ms%s)"
+                    % (
+                        big["cpu_mean"] * 1e3,
+                        ""
+                        if (big["cpu_mean"] < BIG_FLAGS_LIMIT_S) == (big["median"] < BIG_FLAGS_LIMIT_S)
+                        else ", disagrees",
+                    )
+                ),
                 verdict(
                     False if "lower_bound" in big else None if "problem" in big else big["median"] < BIG_FLAGS_LIMIT_S
                 ),
@@ -945,9 +956,11 @@ def render_targets(results: Dict[str, Any]) -> List[str]:
     lines = [
         "## Targets",
         "",
-        "Judged on wall time (medians). Beside a cold-start ratio, the same ratio in CPU time (user + system);"
-        ' "disagrees" marks a verdict that CPU time would reverse: waiting for a busy CPU adds the same'
-        " milliseconds to both sides and pushes a wall-time ratio towards 1.",
+        "Whole processes are judged on wall time (medians), in-process calls on CPU time. Beside a whole-process"
+        " figure, the same in CPU time (user + system);"
+        ' "disagrees" marks a verdict that CPU time would reverse. On a busy machine waiting for a CPU inflates'
+        " wall times (absolute targets look worse) and adds the same milliseconds to both sides of a ratio (ratios"
+        " look closer to 1); CPU time is hardly affected.",
         "",
         "| target | wanted | measured | result |",
         "|---|---|---|---|",
