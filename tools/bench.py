@@ -944,7 +944,10 @@ def render_targets(results: Dict[str, Any]) -> List[str]:
         if row is None:
             measured, passed = "not present", None
         elif value is not None:
-            measured = "{:,.0f} records/s (CPU time: {:,.0f})".format(value, row["cpu_records_per_s"])
+            cpu_rate = row["cpu_records_per_s"]
+            measured = "{:,.0f} records/s (CPU time {:,.0f}{})".format(
+                value, cpu_rate, "" if (cpu_rate >= limit) == (value >= limit) else ", disagrees"
+            )
             passed = value >= limit
         elif "lower_bound" in row["corpus"]:  # a timeout: at most this fast
             at_most = row["records"] / row["corpus"]["lower_bound"]
