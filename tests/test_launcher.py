@@ -96,17 +96,20 @@ def scenarios(tmp: Path, which: str) -> Scenario:
         path = make_path(tmp, {"python3": BASE_PYTHON, "bash": bash})
         launcher = tmp / "repo" / "sage" / "bin" / "sage-flags"
         return Scenario(which, f"bash: {tmp}/repo/sage/core/flag_parser", launcher, {"PATH": path})
-    if which == "bash-python-broken":
-        fake = tmp / "fake-python3"
-        fake.write_text("#!/bin/sh\nexit 1\n")
-        fake.chmod(0o755)
-        path = make_path(tmp, {"python3": str(fake), "bash": bash})
-        return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
+    if which == "bash-python-too-old":
+        # python3 runs but cannot import the package: here a SyntaxError, as a Python < 3.8 would hit.
+        for part in ("sage", "python"):
+            shutil.copytree(ROOT / part, tmp / "repo" / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        with open(tmp / "repo" / "python" / "sage_flags" / "cli.py", "a") as cli:
+            cli.write("\ndef broken(:\n")
+        path = make_path(tmp, {"python3": BASE_PYTHON, "bash": bash})
+        launcher = tmp / "repo" / "sage" / "bin" / "sage-flags"
+        return Scenario(which, f"bash: {tmp}/repo/sage/core/flag_parser", launcher, {"PATH": path})
     raise ValueError(which)
 
 
 LAYER_SCENARIOS = ["installed", "installed-after-launcher-on-path", "checkout", "checkout-via-symlinked-launcher"]
-BASH_SCENARIOS = ["bash", "bash-python-cannot-import", "bash-python-broken"]
+BASH_SCENARIOS = ["bash", "bash-python-cannot-import", "bash-python-too-old"]
 needs_bash = pytest.mark.skipif(not HAS_BASH_LAYER, reason="the bash layer (parse.sh) is not in the checkout")
 ALL_SCENARIOS = LAYER_SCENARIOS + [pytest.param(s, marks=needs_bash) for s in BASH_SCENARIOS]
 
@@ -207,3 +210,14 @@ def test_launcher_is_shellcheck_clean() -> None:
     shellcheck = Path(sys.executable).parent / "shellcheck"
     result = subprocess.run([str(shellcheck), "-s", "sh", str(LAUNCHER)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_the_current_directory_cannot_shadow_the_checkout(tmp_path: Path) -> None:
+    """python3 -m would put the current directory first on sys.path; the launcher does not."""
+    scenario = scenarios(tmp_path, "checkout")
+    fake = tmp_path / "work" / "sage_flags"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise SystemExit('shadowed')\n")
+    result = scenario.run([b"parse", b"x"], cwd=tmp_path / "work")
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.startswith(b'{"quality_locked": false')
