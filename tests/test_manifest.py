@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -38,7 +40,7 @@ from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
 from parity import vectors
-from parity.layers import Layer, available_layers
+from parity.layers import FLAG_PARSER_DIR, Layer, available_layers
 
 MANIFEST_PLACEHOLDER = b"{manifest}"
 MODE_KEYS = [key for key, _ in MODES]
@@ -316,43 +318,98 @@ def test_fuzz_every_layer_accepts_the_same_lines(line: bytes, tmp_path_factory: 
 # --------------------------------------------------------------- concurrency
 
 CONCURRENT_WRITERS = 20
+CONCURRENCY_ROUNDS = int(os.environ.get("SAGE_FLAGS_CONCURRENCY_ROUNDS", "2"))
 
 
 @pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
-def test_concurrent_persists_leave_one_complete_version(layer: Layer, tmp_path: Path) -> None:
-    """20 processes persist different lines into one manifest at once (P7).
+def test_concurrent_persists_leave_one_complete_version(
+    layer: Layer, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """20 processes persist different lines into one manifest at once (P7), CONCURRENCY_ROUNDS times.
 
     Each writer reads, edits and renames a complete file; the last rename wins.
     Since every persist rewrites every mode's value, the result is exactly what
     one of the writers would have produced alone, and no temp file remains.
     """
     before = b"---\r\ntitle: race\r\nflags:\r\n  subagents: false  # kept\r\n---\r\nbody \xe2\x9c\x93\r\n"
-    path = tmp_path / "manifest.md"
-    path.write_bytes(before)
-    os.chmod(path, 0o640)
     combos = [[], ["--quality-locked"], ["--autonomous"], ["--quality-locked", "--autonomous"]]
     lines = [parse_line([*combos[i % len(combos)], "go %d" % i]) for i in range(CONCURRENT_WRITERS)]
+    solo = tmp_path / "solo.md"
+    possible = set()
+    for line in lines:  # what each writer alone makes of the manifest
+        solo.write_bytes(before)
+        assert layer.run("persist", [os.fsencode(solo)], stdin=line).returncode == 0
+        possible.add(solo.read_bytes())
+    assert len(possible) == len(combos)
+    work = tmp_path / "race"
+    work.mkdir()
+    path = work / "manifest.md"
     env = {**os.environ, **layer.env}
     argv = layer.argv("persist", [os.fsencode(path)])
-    procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) for _ in lines]
-    for proc, line in zip(procs, lines):  # all started before any gets its line
-        proc.stdin.write(line)
-    for proc in procs:
-        proc.stdin.close()
-    statuses = [proc.wait(60) for proc in procs]
-    for proc in procs:
-        proc.stdout.close()
-    assert statuses == [0] * CONCURRENT_WRITERS
-    possible = set()
-    for line in lines:
-        solo = tmp_path / "solo"
-        solo.mkdir()
-        (solo / "manifest.md").write_bytes(before)
-        assert layer.run("persist", [os.fsencode(solo / "manifest.md")], stdin=line).returncode == 0
-        possible.add((solo / "manifest.md").read_bytes())
-        (solo / "manifest.md").unlink()
-        solo.rmdir()
-    assert path.read_bytes() in possible
-    assert len(possible) == len(combos)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.md"]
-    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    failures = 0
+    for _ in range(CONCURRENCY_ROUNDS):
+        path.write_bytes(before)
+        os.chmod(path, 0o640)
+        procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env) for _ in lines]
+        for proc, line in zip(procs, lines):  # all started before any gets its line
+            proc.stdin.write(line)
+        for proc in procs:
+            proc.stdin.close()
+        statuses = [proc.wait(60) for proc in procs]
+        complete = path.read_bytes() in possible and stat.S_IMODE(path.stat().st_mode) == 0o640
+        if statuses != [0] * CONCURRENT_WRITERS or not complete or os.listdir(work) != ["manifest.md"]:
+            failures += 1
+    with capsys.disabled():
+        rounds = f"{CONCURRENCY_ROUNDS} rounds of {CONCURRENT_WRITERS} concurrent persists"
+        print(f"\n{layer.name}: {rounds}, failures: {failures}")
+    assert failures == 0
+
+
+# --------------------------------------------------------------- bash: what it runs
+
+BASH_PERSIST = FLAG_PARSER_DIR / "persist.sh"
+BASH_RESUME = FLAG_PARSER_DIR / "resume.sh"
+needs_bash = pytest.mark.skipif(not BASH_RESUME.exists(), reason="the bash layer of persist/resume is not here")
+
+
+def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> List[str]:
+    """The programs a command runs (execve), and how many processes it forks, through strace."""
+    strace = shutil.which("strace")
+    assert strace, "strace is missing: `make test` installs it (mk/bash.mk)"
+    log = workdir / "strace.log"
+    subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=clone,clone3,fork,vfork,execve", "-o", str(log), *argv],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    calls = [line for line in log.read_text().splitlines() if re.search(r"\b(clone3?|v?fork|execve)\(", line)]
+    programs = [
+        re.search(r'execve\("([^"]*)"', line).group(1).rsplit("/", 1)[-1] for line in calls if "execve(" in line
+    ]
+    forks = [line for line in calls if "execve(" not in line]
+    assert len(forks) == len(programs) - 1, calls  # every fork runs one program (no subshell forks)
+    return programs
+
+
+@needs_bash
+def test_resume_sh_runs_nothing_but_bash(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"\xef\xbb\xbf---\r\nflags:\r\n  quality_locked: true  # kept\r\n---\r\nbody\r\n")
+    programs = executed_programs(["bash", str(BASH_RESUME), str(path), "--no-quality-locked", "go"], tmp_path)
+    assert programs == ["bash"]
+
+
+@needs_bash
+def test_persist_sh_forks_only_for_the_file_operations(tmp_path: Path) -> None:
+    """ls (the old permission bits), sync (fsync of the temp file), mv (the rename); nothing on the line."""
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"---\nflags:\n  autonomous: true\n---\n")
+    line = parse_line(["--quality-locked", "go"])
+    programs = executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, line)
+    assert programs == ["bash", "ls", "sync", "mv"]
+    assert path.read_bytes() == b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\n"
+    path.unlink()
+    assert executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, line) == ["bash", "sync", "mv"]
+    bad = executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, b"not a line\n")
+    assert bad == ["bash"]

@@ -458,7 +458,7 @@ sage_flags__mode_of() {
     local listing perms bits=0 i c
     local -a values
     values=(256 128 64 32 16 8 4 2 1)
-    listing=$(ls -ld -- "$1" 2>/dev/null) || return 1
+    listing=$(exec ls -ld -- "$1" 2>/dev/null) || return 1 # exec: one fork, not two
     perms=${listing:1:9}
     for ((i = 0; i < 9; i++)); do
         c=${perms:i:1}
@@ -548,7 +548,7 @@ sage_flags_persist() {
             SAGE_FLAGS_UNSAFE='too many levels of symbolic links'
             return 1
         fi
-        if ! target=$(readlink -- "$path"); then
+        if ! target=$(exec readlink -- "$path"); then
             SAGE_FLAGS_UNSAFE="cannot inspect the manifest's path"
             return 1
         fi
