@@ -413,3 +413,20 @@ def test_persist_sh_forks_only_for_the_file_operations(tmp_path: Path) -> None:
     assert executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, line) == ["bash", "sync", "mv"]
     bad = executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, b"not a line\n")
     assert bad == ["bash"]
+
+
+@needs_bash
+def test_persist_sh_ignores_exported_functions(tmp_path: Path) -> None:
+    """C20: a function exported in the environment cannot replace mv, rm, ls or kill."""
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"body\n")
+    (tmp_path / f".manifest.md.sage-flags-tmp.{2**22 + 12345}").write_bytes(b"stale")
+    env = {**os.environ}
+    for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "readlink"):
+        env[f"BASH_FUNC_{name}%%"] = "() { echo hijacked >&2; return 0; }"
+    result = subprocess.run(
+        ["bash", str(BASH_PERSIST), str(path)], input=parse_line(["--autonomous"]), capture_output=True, env=env
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert path.read_bytes() == b"---\nflags:\n  quality_locked: false\n  autonomous: true\n---\nbody\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.md"]

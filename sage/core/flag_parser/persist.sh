@@ -17,6 +17,8 @@
 # the parse path it forks: `ls` (the old file's permission bits), `sync` (the
 # temp file's data to disk), `mv` (the atomic rename), `readlink` per symlink
 # hop, `rm` for a stale temp file, `chmod` only for execute/special bits.
+# External commands run through `command` or `exec`, so that a function
+# exported in the environment (BASH_FUNC_mv%%) cannot stand in for them.
 # Limitation: bash cannot fsync a directory, so the rename is not forced to
 # disk (after a power cut the manifest is the old or the new file, both whole);
 # `sync FILE` is GNU coreutils' fsync of one file, elsewhere it syncs all.
@@ -483,8 +485,8 @@ sage_flags__remove_stale_temp_files() {
     shopt -s nullglob
     for file in "$prefix"*; do
         pid=${file:${#prefix}}
-        if [[ -n $pid && $pid != *[!0-9]* && -O $file ]] && ! kill -0 "$pid" 2>/dev/null; then
-            rm -f -- "$file"
+        if [[ -n $pid && $pid != *[!0-9]* && -O $file ]] && ! builtin kill -0 "$pid" 2>/dev/null; then
+            command rm -f -- "$file"
         fi
     done
     shopt -u nullglob
@@ -512,7 +514,7 @@ sage_flags__write_atomically() {
         temp=./$temp
     fi
     if [[ -e $temp || -L $temp ]]; then
-        rm -f -- "$temp" # ours by name: the leftover of a dead process that had our pid
+        command rm -f -- "$temp" # ours by name: the leftover of a dead process that had our pid
     fi
     if [[ -n $mode ]]; then
         # The temp file is created with the old file's bits (0666 & ~umask);
@@ -522,14 +524,14 @@ sage_flags__write_atomically() {
         umask "$mask"
     fi
     if ! { printf '%s' "$2" >|"$temp"; } 2>/dev/null ||
-        { ((bits & 8#7111)) && ! chmod "$mode" "$temp" 2>/dev/null; }; then
-        rm -f -- "$temp" 2>/dev/null
+        { ((bits & 8#7111)) && ! command chmod "$mode" "$temp" 2>/dev/null; }; then
+        command rm -f -- "$temp" 2>/dev/null
         SAGE_FLAGS_UNSAFE='cannot write the manifest'
         return 1
     fi
-    sync "$temp" 2>/dev/null || :
-    if ! mv -f -- "$temp" "$path" 2>/dev/null; then
-        rm -f -- "$temp" 2>/dev/null
+    command sync "$temp" 2>/dev/null || :
+    if ! command mv -f -- "$temp" "$path" 2>/dev/null; then
+        command rm -f -- "$temp" 2>/dev/null
         SAGE_FLAGS_UNSAFE='cannot write the manifest'
         return 1
     fi
