@@ -125,4 +125,4 @@ main() {
     sage_flags_announce_main ${1+"$@"}
 }
 
-main "$@"
+main ${1+"$@"} # the set -u safe "$@" of bash < 4
