@@ -169,10 +169,16 @@ sage_flags_load_defaults() {
 # left over means invalid. A chunk ends before the last character that might
 # continue into the next chunk, so no valid sequence is ever cut.
 sage_flags_is_utf8() {
-    local s=$1 chunk c n off=0 size last i
-    if [[ $s != *[$'\x80'-$'\xff']* ]]; then
+    if [[ $1 != *[$'\x80'-$'\xff']* ]]; then
         return 0
     fi
+    sage_flags__utf8_chunks "$1"
+}
+
+# sage_flags_is_utf8 for a text with a byte >= 0x80 (a function of its own:
+# bash copies a function body at every call).
+sage_flags__utf8_chunks() {
+    local s=$1 chunk c n off=0 size last i
     n=${#s}
     while ((off < n)); do
         chunk=${s:off:SAGE_FLAGS_CHUNK}
@@ -215,11 +221,16 @@ sage_flags_is_utf8() {
 
 # C17: json.dumps(ensure_ascii=False) string escapes, chunk by chunk.
 sage_flags_json_string() {
-    local s=$1 out='' c n off=0
-    if [[ $s != *[\"\\$'\x01'-$'\x1f']* ]]; then
-        SAGE_FLAGS_JSON_STRING=\"$s\"
+    if [[ $1 != *[\"\\$'\x01'-$'\x1f']* ]]; then
+        SAGE_FLAGS_JSON_STRING=\"$1\"
         return 0
     fi
+    sage_flags__json_escape "$1"
+}
+
+# sage_flags_json_string for a text that needs escapes.
+sage_flags__json_escape() {
+    local s=$1 out='' c n off=0
     n=${#s}
     while ((off < n)); do
         c=${s:off:SAGE_FLAGS_CHUNK}
@@ -328,43 +339,23 @@ sage_flags__index_of() {
     return 0
 }
 
-# C5-C10, C15. No loop over tokens. The trimmed text is split once into words
+# C7-C9, with no loop over tokens. The trimmed text is split once into words
 # (word splitting on the six WS bytes, globbing off). Whole-array substitutions
 # give each word one code byte: # is prepended to every word, then a word that
 # is exactly a flag becomes its mode's letter (SAGE_FLAGS_CODES, upper case for
 # --no-) and `--` becomes 1; any other word still starts with #. Joined, the
 # codes are searched with a few linear splits: where the first non-flag word
 # is, where each mode's flags first appear (C8: the first error wins), where
-# `--` is.
-sage_flags_parse() {
-    local arguments=${1-} text goal tok codes_text region u k nw=0 j n lo size
+# `--` is. Input: a trimmed text that starts with --; output: SAGE_FLAGS_VALUES
+# (true, false or empty per mode) and SAGE_FLAGS_GOAL, or a failure. A function
+# of its own: bash copies a function body at every call, and most texts have
+# no flag.
+sage_flags__flags_and_goal() {
+    local text=$1 goal tok codes_text region u k nw=0 j n lo size
     local first_on first_off conflict conflict_mode stop offset tail dashes consumed
     local IFS=$SAGE_FLAGS_WS sentinel='#' pattern
     local -a words codes parts
-    SAGE_FLAGS_ERROR=
-    SAGE_FLAGS_GOAL=
-    SAGE_FLAGS_VALUES=()
-    SAGE_FLAGS_SOURCES=()
-    if ! sage_flags_is_utf8 "$arguments"; then
-        sage_flags__fail "$SAGE_FLAGS_E4"
-        return 1
-    fi
     n=${#SAGE_FLAGS_MODE_KEYS[@]}
-    for ((j = 0; j < n; j++)); do
-        SAGE_FLAGS_VALUES[j]=
-    done
-
-    # C6
-    text=$arguments
-    if [[ $text == ["$SAGE_FLAGS_WS"]* ]]; then
-        sage_flags__ws_run "$text"
-        text=${text:SAGE_FLAGS__INDEX}
-    fi
-    if [[ $text == *["$SAGE_FLAGS_WS"] ]]; then
-        sage_flags__ws_run "$text" end
-        text=${text:0:${#text} - SAGE_FLAGS__INDEX}
-    fi
-
     k=0
     if [[ $text == --* ]]; then
         # C7. \v \f \r are non-whitespace IFS bytes: a WS run holding two of
@@ -503,6 +494,42 @@ sage_flags_parse() {
         fi
     fi
 
+    SAGE_FLAGS_GOAL=$goal
+    return 0
+}
+
+# C5-C10, C15.
+sage_flags_parse() {
+    local arguments=${1-} text j n
+    SAGE_FLAGS_ERROR=
+    SAGE_FLAGS_GOAL=
+    SAGE_FLAGS_VALUES=()
+    SAGE_FLAGS_SOURCES=()
+    if ! sage_flags_is_utf8 "$arguments"; then
+        sage_flags__fail "$SAGE_FLAGS_E4"
+        return 1
+    fi
+    n=${#SAGE_FLAGS_MODE_KEYS[@]}
+    for ((j = 0; j < n; j++)); do
+        SAGE_FLAGS_VALUES[j]=
+    done
+
+    # C6
+    text=$arguments
+    if [[ $text == ["$SAGE_FLAGS_WS"]* ]]; then
+        sage_flags__ws_run "$text"
+        text=${text:SAGE_FLAGS__INDEX}
+    fi
+    if [[ $text == *["$SAGE_FLAGS_WS"] ]]; then
+        sage_flags__ws_run "$text" end
+        text=${text:0:${#text} - SAGE_FLAGS__INDEX}
+    fi
+
+    SAGE_FLAGS_GOAL=$text
+    if [[ $text == --* ]]; then
+        sage_flags__flags_and_goal "$text" || return 1
+    fi
+
     # C15
     for ((j = 0; j < n; j++)); do
         if [[ -n ${SAGE_FLAGS_VALUES[j]} ]]; then
@@ -515,7 +542,6 @@ sage_flags_parse() {
             SAGE_FLAGS_SOURCES[j]=
         fi
     done
-    SAGE_FLAGS_GOAL=$goal
     return 0
 }
 
