@@ -16,7 +16,7 @@ TEST_TARGETS :=
 include $(sort $(wildcard mk/*.mk))
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
 $(VENV)/.tools: requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -60,4 +60,4 @@ test-python: setup  ## unit tests and every vector through every layer's CLI
 test: check-generated lint $(TEST_TARGETS) test-python  ## everything CI checks
 
 clean:  ## remove the venv and build output
-	rm -rf $(VENV) target build dist python/*.egg-info
+	rm -rf $(VENV) target build dist python/*.egg-info python/sage_flags/*.so

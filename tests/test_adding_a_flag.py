@@ -35,24 +35,48 @@ def expected_with_new_mode(line: bytes, old_keys: List[str]) -> bytes:
 def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("three-modes")
     ignore = shutil.ignore_patterns("__pycache__", "target", "*.so", "*.egg-info")
-    for part in ("spec", "tools", "python", "sage", "docs"):
+    for part in ("spec", "tools", "python", "sage", "docs", "crates"):
         shutil.copytree(ROOT / part, root / part, ignore=ignore)
+    for part in ("Cargo.toml", "Cargo.lock", "rustfmt.toml"):
+        shutil.copy(ROOT / part, root / part)
     with open(root / "spec" / "flags.toml", "a", encoding="utf-8") as vocab:
         vocab.write(NEW_MODE)
     subprocess.run([PYTHON, "tools/generate.py", "--root", str(root)], cwd=root, check=True, capture_output=True)
+    build_native_core(root)
     return root
 
 
+def build_native_core(root: Path) -> None:
+    """The copy's PyO3 binding, debug profile, next to the copy's Python sources as sage_flags._native.
+
+    The repository's target/ is shared so that only the two project crates compile again.
+    """
+    env = {**os.environ, "CARGO_TARGET_DIR": str(ROOT / "target" / "three-modes"), "PYO3_PYTHON": PYTHON}
+    cargo = [
+        "cargo",
+        "build",
+        "--quiet",
+        "--locked",
+        "--package",
+        "sage-flags-py",
+        "--features",
+        "pyo3/extension-module",
+    ]
+    subprocess.run(cargo, cwd=root, env=env, check=True, timeout=900)
+    shutil.copy(ROOT / "target" / "three-modes" / "debug" / "lib_native.so", root / "python/sage_flags/_native.abi3.so")
+
+
 def layers(root: Path) -> dict:
-    found = {"python": [PYTHON, "-m", "sage_flags", "parse"]}
+    found = {"python": [PYTHON, "-m", "sage_flags", "parse"], "native": [PYTHON, "-m", "sage_flags", "parse"]}
     if (root / "sage/core/flag_parser/parse.sh").exists():
         found["bash"] = ["bash", str(root / "sage/core/flag_parser/parse.sh")]
     return found
 
 
-def run(root: Path, argv: List[str], args: List[bytes], env=None) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "PYTHONPATH": str(root / "python"), "SAGE_FLAGS_BACKEND": "python", **(env or {})}
-    return subprocess.run([*argv, *args], capture_output=True, env=full_env, timeout=30)
+def run(root: Path, layer: str, args: List[bytes], env=None) -> subprocess.CompletedProcess:
+    backend = "native" if layer == "native" else "python"
+    full_env = {**os.environ, "PYTHONPATH": str(root / "python"), "SAGE_FLAGS_BACKEND": backend, **(env or {})}
+    return subprocess.run([*layers(root)[layer], *args], capture_output=True, env=full_env, timeout=30)
 
 
 def test_generated_files_changed(copy: Path) -> None:
@@ -67,11 +91,11 @@ def test_every_vector_with_three_modes(copy: Path, tmp_path: Path) -> None:
     old_keys = ["quality_locked", "autonomous"]
     cases = [v for v in vectors.load_all("parse")]
     assert len(cases) > 100
-    for name, argv in layers(copy).items():
+    for name in layers(copy):
         for vector in cases:
             workdir = tmp_path / f"{name}-{vector.name}"
             workdir.mkdir()
-            result = run(copy, argv, vector.materialise(workdir), vector.env)
+            result = run(copy, name, vector.materialise(workdir), vector.env)
             want = expected_with_new_mode(vector.stdout, old_keys) if vector.stdout else b""
             assert (result.stdout, result.returncode) == (want, vector.status), f"{name} {vector.name}"
 
@@ -79,15 +103,15 @@ def test_every_vector_with_three_modes(copy: Path, tmp_path: Path) -> None:
 def test_the_new_flag_works(copy: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_bytes(b"dry_run: true\n")
-    for name, argv in layers(copy).items():
-        on = json.loads(run(copy, argv, [b"--dry-run --autonomous go"]).stdout)
+    for name in layers(copy):
+        on = json.loads(run(copy, name, [b"--dry-run --autonomous go"]).stdout)
         assert (on["dry_run"], on["dry_run_source"], on["goal"]) == (True, "flag", "go"), name
-        conflict = run(copy, argv, [b"--dry-run --no-dry-run"])
+        conflict = run(copy, name, [b"--dry-run --no-dry-run"])
         assert json.loads(conflict.stdout)["error"] == (
             "Conflicting flags for dry_run: both --dry-run and --no-dry-run passed."
         ), name
         assert conflict.returncode == 1
-        value = json.loads(run(copy, argv, [b"--dry-run=1"]).stdout)["error"]
+        value = json.loads(run(copy, name, [b"--dry-run=1"]).stdout)["error"]
         assert value == "Flag '--dry-run' takes no value (got '--dry-run=1').", name
-        default = json.loads(run(copy, argv, [b"--config-path", os.fsencode(config), b"x"]).stdout)
+        default = json.loads(run(copy, name, [b"--config-path", os.fsencode(config), b"x"]).stdout)
         assert (default["dry_run"], default["dry_run_source"]) == (True, "config"), name
