@@ -23,10 +23,10 @@ from parity.layers import PYTHON, ROOT, Layer, available_layers
 BUDGET = {
     "bulk": (6, 20240501),
     "records": (120, 20240502),
-    "argv": (40, 20240503),
-    "config": (30, 20240504),
-    "env": (20, 20240505),
-    "announce": (20, 20240506),
+    "argv": (30, 20240503),
+    "config": (25, 20240504),
+    "env": (15, 20240505),
+    "announce": (15, 20240506),
 }
 
 
