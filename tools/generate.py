@@ -42,6 +42,8 @@ def load_modes(vocab_path: Path) -> Modes:
         modes.append((key, name))
     if not modes:
         sys.exit("generate: spec/flags.toml lists no mode")
+    if len(modes) > 26:  # parse.sh codes each mode's flags as one letter
+        sys.exit("generate: at most 26 modes")
     for i, column in enumerate(("key", "name")):
         values = [m[i] for m in modes]
         if len(set(values)) != len(values):
