@@ -183,6 +183,16 @@ def test_bash_layer_refuses_what_it_lacks(args: List[bytes], status: int, tmp_pa
     assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1
 
 
+@needs_bash
+def test_bash_layer_quiet_under_a_missing_locale(tmp_path: Path) -> None:
+    """bash warns at start-up about an LC_ALL the machine lacks; the launcher keeps stderr empty (C19)."""
+    scenario = scenarios(tmp_path, "bash")
+    scenario.env["LC_ALL"] = "xx_XX.UTF-8"
+    result = scenario.run([b"parse", "--autonomous caf\u00e9".encode()])
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert b'"autonomous": true, "goal": "caf\xc3\xa9"' in result.stdout
+
+
 def test_no_layer_at_all(tmp_path: Path) -> None:
     path = make_path(tmp_path, {})
     scenario = Scenario("none", "none", env={"PATH": path})
