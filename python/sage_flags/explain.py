@@ -21,6 +21,7 @@ import stat
 from sage_flags._vocab import MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
+from sage_flags.reference import read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -203,15 +204,9 @@ def _read(path: bytes) -> "Tuple[Optional[bytes], List[Finding]]":
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None, [_finding("not-regular-file", "not a regular file: no defaults (C12)")]
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        return read_all(fd), []
     finally:
         os.close(fd)
-    return b"".join(chunks), []
 
 
 def explain(path: bytes) -> "Dict[str, Any]":

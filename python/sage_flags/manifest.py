@@ -20,6 +20,7 @@ import os
 import stat
 
 from sage_flags._vocab import MODES
+from sage_flags.reference import read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -349,13 +350,7 @@ def _read_regular(path: bytes) -> "Optional[Tuple[bytes, int]]":
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise UnsafeManifest("the manifest is not a regular file")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks), stat.S_IMODE(status.st_mode)
+        return read_all(fd), stat.S_IMODE(status.st_mode)
     except OSError as error:
         raise UnsafeManifest("cannot read the manifest: %s" % error.strerror) from None
     finally:

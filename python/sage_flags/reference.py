@@ -176,6 +176,16 @@ def parse(arguments: Optional[str], defaults: Optional[Mapping[str, bool]] = Non
 _DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}
 
 
+def read_all(fd: int) -> bytes:
+    """Everything left to read from an open file descriptor."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def _read_regular_file(path: _PathLike) -> Optional[bytes]:
     """The bytes of a regular file, or None (C12). Never blocks on a FIFO."""
     if path is None:
@@ -194,13 +204,7 @@ def _read_regular_file(path: _PathLike) -> Optional[bytes]:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_all(fd)
     except OSError:
         return None
     finally:
