@@ -13,13 +13,7 @@ from parity.layers import Layer, available_layers
 ALL = vectors.load_all()
 
 
-def check(vector: vectors.Vector, result, where: str) -> None:
-    assert result.stdout == vector.stdout, f"{where}: stdout differs"
-    assert result.returncode == vector.status, f"{where}: exit status {result.returncode}"
-    if vector.status in (0, 1):
-        assert result.stderr == b"", f"{where}: stderr must be empty with status 0/1 (C19)"
-    else:
-        assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line (C3)"
+check = vectors.assert_matches
 
 
 @pytest.mark.parametrize("layer", available_layers("parse"), ids=lambda layer: layer.name)

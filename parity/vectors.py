@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
@@ -127,6 +128,16 @@ def load(path: Path) -> Vector:
 def load_all(command: Optional[str] = None) -> List[Vector]:
     vectors = [load(p) for p in sorted(VECTOR_DIR.glob("*.json"))]
     return [v for v in vectors if command is None or v.command == command]
+
+
+def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]", where: str) -> None:
+    """stdout and status exactly as the vector says; stderr empty for 0/1, one line otherwise (C3, C19)."""
+    assert result.stdout == vector.stdout, f"{where}: stdout differs"
+    assert result.returncode == vector.status, f"{where}: exit status {result.returncode}"
+    if vector.status in (0, 1):
+        assert result.stderr == b"", f"{where}: stderr must be empty with status 0/1 (C19)"
+    else:
+        assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line"
 
 
 def split_argv(items: Tuple[bytes, ...]) -> Tuple[List[bytes], Optional[bytes]]:

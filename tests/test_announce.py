@@ -25,13 +25,7 @@ LAYERS = available_layers("announce")
 UNSAFE = {c for c in range(0x20) if c not in (0x09, 0x0A)} | {0x7F} | set(range(0x80, 0xA0))
 
 
-def check(vector: vectors.Vector, result: subprocess.CompletedProcess, where: str) -> None:
-    assert result.stdout == vector.stdout, f"{where}: stdout differs"
-    assert result.returncode == vector.status, f"{where}: exit status {result.returncode}"
-    if vector.status in (0, 1):
-        assert result.stderr == b"", f"{where}: stderr must be empty with status 0/1"
-    else:
-        assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line"
+check = vectors.assert_matches
 
 
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
