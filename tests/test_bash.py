@@ -29,11 +29,13 @@ from parity import vectors
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "sage" / "core" / "flag_parser"
 PARSE = DIR / "parse.sh"
+LARGE_PATH = DIR / "parse_large.sh"  # sourced by parse.sh for uncommon or long input
 BATCH = DIR / "batch.sh"
 BASH = shutil.which("bash") or "/bin/bash"
 LINT = ROOT / "tools" / "lint_bash32.py"
 CHUNK = 4096  # SAGE_FLAGS_CHUNK in parse.sh: boundaries are tested around its multiples
 WINDOW = 512  # SAGE_FLAGS_WINDOW
+FAST_LIMIT = 4096  # SAGE_FLAGS__FAST_LIMIT: longer ARGUMENTS go to parse_large.sh
 
 pytestmark = pytest.mark.skipif(not PARSE.exists(), reason="parse.sh not in the checkout")
 
@@ -64,6 +66,42 @@ def assert_batch_matches(records: Sequence[bytes], defaults=None, args: Sequence
         assert line == expected(record, defaults), record[:200]
 
 
+# Both paths on purpose: parse.sh's short path for ordinary input and parse_large.sh's chunked
+# machinery. SAGE_FLAGS__FAST_LIMIT is a test-only knob, set after sourcing (the scripts never
+# read it from the environment): -1 sends every input through parse_large.sh, a huge value keeps
+# long input on the short path.
+LARGE_ONLY = -1
+SHORT_ONLY = 1 << 30
+
+
+def run_with_limit(script: Path, limit: int, args: Sequence[bytes] = (), **kw) -> subprocess.CompletedProcess:
+    main = "sage_flags_main" if script == PARSE else "sage_flags_batch_main"
+    code = f'. "$1" || exit 9\nshift\nSAGE_FLAGS__FAST_LIMIT={limit}\n{main} "$@"'
+    full_env = dict(os.environ)
+    full_env.update(kw.pop("env", None) or {})
+    return subprocess.run(
+        [BASH, "-c", code, "limit", str(script), *args],
+        input=kw.pop("stdin", b""),
+        capture_output=True,
+        env=full_env,
+        timeout=kw.pop("timeout", 120),
+        **kw,
+    )
+
+
+def assert_batch_matches_on_both_paths(records: Sequence[bytes], defaults=None, args: Sequence[bytes] = ()) -> None:
+    assert_batch_matches(records, defaults, args)
+    stdin = b"".join(r + b"\0" for r in records)
+    want = b"".join(expected(r, defaults) for r in records)
+    for limit in (LARGE_ONLY, SHORT_ONLY):
+        result = run_with_limit(BATCH, limit, args, stdin=stdin)
+        assert result.stderr == b""
+        got = result.stdout.splitlines(keepends=True)
+        for record, line, want_line in zip(records, got, want.splitlines(keepends=True)):
+            assert line == want_line, (limit, record[:200])
+        assert len(got) == len(records)
+
+
 # --- no external command, no fork -------------------------------------------------------------
 
 
@@ -81,6 +119,65 @@ def test_vectors_with_an_empty_path(vector: vectors.Vector, tmp_path: Path) -> N
     assert result.returncode == vector.status
     if vector.status != 2:
         assert result.stderr == b""
+
+
+@pytest.mark.parametrize(
+    "vector", vectors.load_all("parse") + vectors.load_all("batch"), ids=lambda v: f"{v.command}-{v.name}"
+)
+def test_vectors_through_parse_large_only(vector: vectors.Vector, tmp_path: Path) -> None:
+    """Every vector again, with SAGE_FLAGS__FAST_LIMIT=-1: parse_large.sh alone gives the same bytes."""
+    script = PARSE if vector.command == "parse" else BATCH
+    result = run_with_limit(script, LARGE_ONLY, vector.materialise(tmp_path), env=vector.env, stdin=vector.stdin)
+    assert result.stdout == vector.stdout
+    assert result.returncode == vector.status
+    if vector.status != 2:
+        assert result.stderr == b""
+
+
+def _opened(argv: List[str], tmp_path: Path, env: Optional[Dict[str, str]] = None) -> List[str]:
+    strace = shutil.which("strace")
+    assert strace, "strace is missing: `make test` installs it (mk/bash.mk)"
+    log = tmp_path / "open.log"
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=open,openat", "-o", str(log), *argv],
+        capture_output=True,
+        env=full_env,
+        timeout=60,
+    )
+    return [line for line in log.read_text().splitlines() if "parse_large.sh" in line]
+
+
+def test_common_input_never_reads_parse_large(tmp_path: Path) -> None:
+    """The short path is the whole story for ordinary input, whatever the environment says."""
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"autonomous: true\n")
+    argv = [BASH, str(PARSE), "--quality-locked --no-autonomous  Ship dark mode ", "--config-path", str(config)]
+    assert _opened(argv, tmp_path) == []
+    assert _opened(argv, tmp_path, env={"SAGE_FLAGS__FAST_LIMIT": "-1"}) == []  # C20: not a setting
+    for uncommon in ("caf\u00e9", 'say "hi"', "--foo", "x" * (FAST_LIMIT + 1)):
+        assert len(_opened([BASH, str(PARSE), uncommon], tmp_path)) == 1, uncommon
+
+
+def test_parse_large_is_found_after_cd_and_never_through_path(tmp_path: Path) -> None:
+    """parse.sh remembers where it lives: a later cd, a bare name, or a decoy on PATH change nothing."""
+    decoys = tmp_path / "bin"
+    decoys.mkdir()
+    (decoys / "parse_large.sh").write_text("printf 'decoy\\n'; exit 7\n")
+    env = dict(os.environ, PATH=f"{decoys}:{os.environ.get('PATH', '')}")
+    arguments = '--autonomous caf\u00e9 "q"'
+    want = expected(arguments.encode())
+    bare = subprocess.run([BASH, "parse.sh", arguments], cwd=DIR, env=env, capture_output=True, timeout=30)
+    assert bare.stdout == want and bare.stderr == b""
+    relative = subprocess.run(
+        [BASH, "-c", '. "$1"; cd /; sage_flags_main "$2"', "sourcer", "sage/core/flag_parser/parse.sh", arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=30,
+    )
+    assert relative.stdout == want and relative.stderr == b""
 
 
 def _forks(argv: List[str], tmp_path: Path, stdin: bytes = b"") -> List[str]:
@@ -249,7 +346,7 @@ def test_each_utf8_case_alone_and_in_text() -> None:
     records = []
     for case in UTF8_CASES:
         records += [case, b"goal " + case, b"--autonomous " + case + b" x", b"--" + case]
-    assert_batch_matches(records)
+    assert_batch_matches_on_both_paths(records)
 
 
 def test_utf8_cases_across_every_chunk_boundary() -> None:
@@ -261,7 +358,7 @@ def test_utf8_cases_across_every_chunk_boundary() -> None:
                 pad = boundary + shift
                 records.append(b"a" * pad + case + b"z")
                 records.append("é".encode() * (pad // 2) + b"a" * (pad % 2) + case)
-    assert_batch_matches(records)
+    assert_batch_matches_on_both_paths(records)
 
 
 def test_random_bytes_against_the_reference() -> None:
@@ -272,7 +369,7 @@ def test_random_bytes_against_the_reference() -> None:
     for _ in range(1500):
         parts = rng.choices(alphabet + pieces * 20, k=rng.randrange(1, 12))
         records.append(b"".join(parts))
-    assert_batch_matches(records)
+    assert_batch_matches_on_both_paths(records)
 
 
 # --- C5-C9, C15, C17 on generated input ----------------------------------------------------------
@@ -323,10 +420,10 @@ def _random_arguments(rng: random.Random, words: int) -> bytes:
 def test_generated_arguments_against_the_reference(tmp_path: Path) -> None:
     rng = random.Random(7)
     records = [_random_arguments(rng, rng.randrange(0, 9)) for _ in range(3000)]
-    assert_batch_matches(records)
+    assert_batch_matches_on_both_paths(records)
     config = tmp_path / "config.yaml"
     config.write_bytes(b"quality_locked: true\n")
-    assert_batch_matches(records[:500], {"quality_locked": True}, [b"--config-path", bytes(config)])
+    assert_batch_matches_on_both_paths(records[:500], {"quality_locked": True}, [b"--config-path", bytes(config)])
 
 
 def test_flag_runs_across_the_coding_windows() -> None:
@@ -344,7 +441,9 @@ def test_defaults_resolution(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_bytes(b"quality_locked: true\nautonomous: true\n")
     records = [b"x", b"--no-autonomous x", b"--quality-locked y", b"--foo", b"--autonomous --no-autonomous"]
-    assert_batch_matches(records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)])
+    assert_batch_matches_on_both_paths(
+        records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)]
+    )
 
 
 # --- C11-C14: config files of every kind, with builtins only ------------------------------------
@@ -379,6 +478,9 @@ def test_config_contents(name: str, tmp_path: Path) -> None:
     result = run(PARSE, [b"ship", b"--config-path", bytes(config)])
     assert result.stdout == expected(b"ship", defaults)
     assert result.stderr == b"" and result.returncode == 0
+    # a config longer than SAGE_FLAGS__FAST_LIMIT is matched by parse_large.sh: same answer
+    result = run_with_limit(PARSE, LARGE_ONLY, [b"ship", b"--config-path", bytes(config)])
+    assert result.stdout == expected(b"ship", defaults) and result.stderr == b"", "large path"
 
 
 def test_config_that_is_not_a_regular_file_returns_at_once(tmp_path: Path) -> None:
@@ -429,7 +531,7 @@ def test_injection_comes_back_literally(tmp_path: Path) -> None:
     for arguments in hostile:
         result = run(PARSE, [arguments], cwd=tmp_path)
         assert result.stdout == expected(arguments), arguments
-    assert_batch_matches(hostile)
+    assert_batch_matches_on_both_paths(hostile)
     assert canary.read_text() == "still here"
 
 
@@ -511,6 +613,8 @@ def test_vocabulary_is_generated_not_written_by_hand() -> None:
     for key, name in reference.MODES:
         assert key not in outside and name not in outside, f"{key}/{name} is listed outside the generated block"
     assert "autonomous" not in BATCH.read_text()
+    for key, name in reference.MODES:
+        assert key not in LARGE_PATH.read_text() and name not in LARGE_PATH.read_text()
 
 
 # --- bash 3.2: the lint ---------------------------------------------------------------------------
@@ -560,7 +664,7 @@ def test_lint_accepts_the_bash_32_forms(tmp_path: Path) -> None:
 
 
 def test_lint_and_shellcheck_pass_on_the_real_scripts() -> None:
-    scripts = [str(PARSE), str(BATCH)]
+    scripts = [str(PARSE), str(LARGE_PATH), str(BATCH)]
     result = subprocess.run([sys.executable, str(LINT), *scripts], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     shellcheck = Path(sys.executable).parent / "shellcheck"

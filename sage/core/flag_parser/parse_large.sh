@@ -1,0 +1,444 @@
+# shellcheck shell=bash
+# parse_large.sh: the rest of parse.sh, sourced by parse.sh on first need
+# (never run on its own). parse.sh holds the common path only, so that a cold
+# start reads a short script (see its header); this file has the rest: UTF-8
+# validation of bytes >= 0x80 (C10), JSON escapes (C17), the errors (C18, E1-E4),
+# and the machinery for ARGUMENTS or configs longer than SAGE_FLAGS__FAST_LIMIT
+# (C21: 128 KiB arguments, thousands of flags, 10 MiB configs).
+#
+# The large ARGUMENTS string is expanded a bounded number of times (every
+# expansion of a bash variable copies it), and never substituted
+# pattern-by-pattern as a whole (bash's ${s//p/r} costs O(length) per match);
+# long strings are handled in SAGE_FLAGS_CHUNK (4 KiB) chunks.
+#
+# The vocabulary comes from parse.sh's globals (SAGE_FLAGS_MODE_KEYS,
+# SAGE_FLAGS_MODE_NAMES, SAGE_FLAGS_SUPPORTED): no mode is named here.
+
+# shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are parse.sh's API
+
+# Loaded: parse.sh's stub that sourced this file now just runs its command.
+sage_flags__large() {
+    "$@"
+}
+
+# Words coded at first by sage_flags__flags_and_goal (then 4 times as many, and so on).
+SAGE_FLAGS_WINDOW=512
+# One-letter codes of mode i's flags in sage_flags__flags_and_goal (0, 1 and # are taken).
+SAGE_FLAGS_CODES=abcdefghijklmnopqrstuvwxyz
+SAGE_FLAGS_NEGATIVE_CODES=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+
+# C18: an error resets every mode.
+sage_flags__fail() {
+    local i
+    SAGE_FLAGS_VALUES=()
+    SAGE_FLAGS_SOURCES=()
+    for ((i = 0; i < ${#SAGE_FLAGS_MODE_KEYS[@]}; i++)); do
+        SAGE_FLAGS_VALUES[i]=false
+        SAGE_FLAGS_SOURCES[i]=
+    done
+    SAGE_FLAGS_GOAL=
+    SAGE_FLAGS_ERROR=$1
+    return 1
+}
+
+# E3 for mode $1.
+sage_flags__conflict() {
+    sage_flags__fail "Conflicting flags for ${SAGE_FLAGS_MODE_KEYS[$1]}: both --${SAGE_FLAGS_MODE_NAMES[$1]} and --no-${SAGE_FLAGS_MODE_NAMES[$1]} passed."
+}
+
+# C7 for a token that is not a flag: E2 or E1.
+sage_flags__not_a_flag() {
+    local tok=$1 flag=${1%%=*} i
+    if [[ $tok == *=* ]]; then
+        for ((i = 0; i < ${#SAGE_FLAGS_MODE_NAMES[@]}; i++)); do
+            if [[ $flag == "--${SAGE_FLAGS_MODE_NAMES[i]}" || $flag == "--no-${SAGE_FLAGS_MODE_NAMES[i]}" ]]; then
+                sage_flags__fail "Flag '$flag' takes no value (got '$tok')."
+                return 1
+            fi
+        done
+    fi
+    sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED."
+}
+
+# C13-C14 for a long config text (sage_flags_load_defaults sets every mode to
+# false first): one regular expression per mode over the whole text (a
+# [[ == *...* ]] scan costs ~10 times as much per byte): the line at the start
+# (after an optional BOM) or after a LF, one optional CR, then LF or the end.
+sage_flags__match_defaults() {
+    local text=$1 i line
+    for ((i = 0; i < ${#SAGE_FLAGS_MODE_KEYS[@]}; i++)); do
+        line=$'(^(\xef\xbb\xbf)?|\n)'"${SAGE_FLAGS_MODE_KEYS[i]}: true"$'\r?(\n|$)'
+        if [[ $text =~ $line ]]; then
+            SAGE_FLAGS_DEFAULTS[i]=true
+        fi
+    done
+    return 0
+}
+
+# C10 (RFC 3629) without a loop over bytes, for a text with a byte >= 0x80
+# (sage_flags_is_utf8 answers for ASCII): a short text at once, a long one in
+# 4 KiB chunks.
+sage_flags__utf8() {
+    if ((${#1} > SAGE_FLAGS__FAST_LIMIT)); then
+        sage_flags__utf8_chunks "$1"
+    else
+        sage_flags__utf8_whole "$1"
+    fi
+}
+
+# Every valid multi-byte sequence of $1 is replaced by one ASCII byte, class by
+# class; a byte >= 0x80 left over means invalid. ${s//p/r} costs O(length) per
+# match: fine up to a chunk.
+sage_flags__utf8_whole() {
+    local c
+    c=${1//[$'\xc2'-$'\xdf'][$'\x80'-$'\xbf']/.}
+    c=${c//[$'\xe1'-$'\xec'$'\xee'$'\xef'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
+    if [[ $c == *[$'\xe0'$'\xed'-$'\xf4']* ]]; then
+        c=${c//$'\xe0'[$'\xa0'-$'\xbf'][$'\x80'-$'\xbf']/.}
+        c=${c//$'\xed'[$'\x80'-$'\x9f'][$'\x80'-$'\xbf']/.}
+        c=${c//$'\xf0'[$'\x90'-$'\xbf'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
+        c=${c//[$'\xf1'-$'\xf3'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
+        c=${c//$'\xf4'[$'\x80'-$'\x8f'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
+    fi
+    [[ $c != *[$'\x80'-$'\xff']* ]]
+}
+
+# A chunk ends before the last character that might continue into the next
+# chunk, so no valid sequence is ever cut.
+sage_flags__utf8_chunks() {
+    local s=$1 chunk n off=0 size last i
+    n=${#s}
+    while ((off < n)); do
+        chunk=${s:off:SAGE_FLAGS_CHUNK}
+        size=${#chunk}
+        if ((off + size < n)) && [[ ${chunk:size-1:1} == [$'\x80'-$'\xff'] ]]; then
+            # Cut before the last byte that is not a continuation byte; four
+            # continuation bytes in a row are invalid wherever they are.
+            last=-1
+            for ((i = size - 1; i >= size - 4; i--)); do
+                if [[ ${chunk:i:1} != [$'\x80'-$'\xbf'] ]]; then
+                    last=$i
+                    break
+                fi
+            done
+            if ((last < 0)); then
+                return 1
+            fi
+            chunk=${chunk:0:last}
+            size=$last
+        fi
+        off=$((off + size))
+        if [[ $chunk == *[$'\x80'-$'\xff']* ]] && ! sage_flags__utf8_whole "$chunk"; then
+            return 1
+        fi
+    done
+    return 0
+}
+
+# C17 for a text that needs escapes (sage_flags_json_string answers for the
+# others): a short text at once, a long one in chunks.
+sage_flags__json() {
+    if ((${#1} > SAGE_FLAGS__FAST_LIMIT)); then
+        sage_flags__json_chunks "$1"
+        return 0
+    fi
+    sage_flags__escape "$1"
+    SAGE_FLAGS_JSON_STRING=\"$SAGE_FLAGS__ESCAPED\"
+    return 0
+}
+
+sage_flags__json_chunks() {
+    local s=$1 out='' c n off=0
+    n=${#s}
+    while ((off < n)); do
+        c=${s:off:SAGE_FLAGS_CHUNK}
+        off=$((off + SAGE_FLAGS_CHUNK))
+        if [[ $c == *[\"\\$'\x01'-$'\x1f']* ]]; then
+            sage_flags__escape "$c"
+            c=$SAGE_FLAGS__ESCAPED
+        fi
+        out+=$c
+    done
+    SAGE_FLAGS_JSON_STRING=\"$out\"
+    return 0
+}
+
+# json.dumps(ensure_ascii=False) escapes of $1 (up to a chunk) in
+# SAGE_FLAGS__ESCAPED; backslashes first.
+sage_flags__escape() {
+    local c=$1
+    c=${c//\\/\\\\}
+    c=${c//\"/\\\"}
+    if [[ $c == *[$'\x01'-$'\x1f']* ]]; then
+        c=${c//$'\t'/\\t}
+        c=${c//$'\n'/\\n}
+        c=${c//$'\r'/\\r}
+        c=${c//$'\b'/\\b}
+        c=${c//$'\f'/\\f}
+    fi
+    SAGE_FLAGS__ESCAPED=$c
+    if [[ $c == *[$'\x01'-$'\x1f']* ]]; then
+        sage_flags__escape_controls "$c"
+    fi
+    return 0
+}
+
+# The \u00XX escapes, for the control bytes left.
+sage_flags__escape_controls() {
+    local c=$1
+    c=${c//$'\x01'/\\u0001}
+    c=${c//$'\x02'/\\u0002}
+    c=${c//$'\x03'/\\u0003}
+    c=${c//$'\x04'/\\u0004}
+    c=${c//$'\x05'/\\u0005}
+    c=${c//$'\x06'/\\u0006}
+    c=${c//$'\x07'/\\u0007}
+    c=${c//$'\x0b'/\\u000b}
+    c=${c//$'\x0e'/\\u000e}
+    c=${c//$'\x0f'/\\u000f}
+    c=${c//$'\x10'/\\u0010}
+    c=${c//$'\x11'/\\u0011}
+    c=${c//$'\x12'/\\u0012}
+    c=${c//$'\x13'/\\u0013}
+    c=${c//$'\x14'/\\u0014}
+    c=${c//$'\x15'/\\u0015}
+    c=${c//$'\x16'/\\u0016}
+    c=${c//$'\x17'/\\u0017}
+    c=${c//$'\x18'/\\u0018}
+    c=${c//$'\x19'/\\u0019}
+    c=${c//$'\x1a'/\\u001a}
+    c=${c//$'\x1b'/\\u001b}
+    c=${c//$'\x1c'/\\u001c}
+    c=${c//$'\x1d'/\\u001d}
+    c=${c//$'\x1e'/\\u001e}
+    c=${c//$'\x1f'/\\u001f}
+    SAGE_FLAGS__ESCAPED=$c
+    return 0
+}
+
+# Length of the WS run at the start (or, with "end", at the end) of $1, read
+# in chunks: ${s%%pattern} on a long string costs O(length) per byte skipped.
+sage_flags__ws_run() {
+    local s=$1 n off c run
+    n=${#s}
+    SAGE_FLAGS__INDEX=0
+    while ((SAGE_FLAGS__INDEX < n)); do
+        if [[ ${2-} == end ]]; then
+            off=$((n - SAGE_FLAGS__INDEX - SAGE_FLAGS_CHUNK))
+            if ((off < 0)); then
+                c=${s:0:n - SAGE_FLAGS__INDEX}
+            else
+                c=${s:off:SAGE_FLAGS_CHUNK}
+            fi
+            run=${c%[!"$SAGE_FLAGS_WS"]*}
+            if [[ $run != "$c" ]]; then
+                SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#c} - ${#run} - 1))
+                return 0
+            fi
+        else
+            c=${s:SAGE_FLAGS__INDEX:SAGE_FLAGS_CHUNK}
+            run=${c%%[!"$SAGE_FLAGS_WS"]*}
+            if [[ $run != "$c" ]]; then
+                SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#run}))
+                return 0
+            fi
+        fi
+        SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#c}))
+    done
+    return 0
+}
+
+# Index of the first byte $1 in $2 (-1 if none), by one split at $1: linear,
+# where ${s%%"$1"*} costs O(length) per byte before the match.
+sage_flags__index_of() {
+    local IFS=$1 s=$2
+    local -a parts
+    if [[ $s != *"$1"* ]]; then
+        SAGE_FLAGS__INDEX=-1
+        return 1
+    fi
+    # shellcheck disable=SC2206 # splitting is the point; globbing is off (set -f)
+    parts=($s)
+    SAGE_FLAGS__INDEX=${#parts[0]}
+    return 0
+}
+
+# C7-C9, with no loop over tokens. The trimmed text is split once into words
+# (word splitting on the six WS bytes, globbing off). Whole-array substitutions
+# give each word one code byte: # is prepended to every word, then a word that
+# is exactly a flag becomes its mode's letter (SAGE_FLAGS_CODES, upper case for
+# --no-) and `--` becomes 1; any other word still starts with #. Joined, the
+# codes are searched with a few linear splits: where the first non-flag word
+# is, where each mode's flags first appear (C8: the first error wins), where
+# `--` is. Input: a trimmed text that starts with --; output: SAGE_FLAGS_VALUES
+# (true, false or empty per mode) and SAGE_FLAGS_GOAL, or a failure. A function
+# of its own: bash copies a function body at every call, and most texts have
+# no flag.
+sage_flags__flags_and_goal() {
+    local text=$1 goal tok codes_text region u k nw=0 j n lo size
+    local first_on first_off conflict conflict_mode stop offset tail dashes consumed
+    local IFS=$SAGE_FLAGS_WS sentinel='#' pattern
+    local -a words codes parts
+    n=${#SAGE_FLAGS_MODE_KEYS[@]}
+    k=0
+    if [[ $text == --* ]]; then
+        # C7. \v \f \r are non-whitespace IFS bytes: a WS run holding two of
+        # them yields empty words, dropped by an unquoted re-expansion.
+        # shellcheck disable=SC2206 # splitting is the point; globbing is off (set -f)
+        words=($text)
+        if [[ $text == *[$'\v\f\r']* ]]; then
+            # shellcheck disable=SC2206 # as above: drops the empty words
+            words=(${words[@]+${words[@]}})
+        fi
+        nw=${#words[@]}
+        # The flag region is usually short and the other words need no look:
+        # windows of words are coded until one holds a non-flag word or `--`;
+        # each window is 4 times the last, so the work stays linear.
+        codes_text=
+        lo=0
+        size=$SAGE_FLAGS_WINDOW
+        while ((lo < nw)); do
+            if ((lo == 0 && size >= nw)); then
+                codes=(${words[@]+"${words[@]/#/$sentinel}"})
+            else
+                codes=(${words[@]+"${words[@]:lo:size}"})
+                codes=(${codes[@]+"${codes[@]/#/$sentinel}"})
+            fi
+            for ((j = 0; j < n; j++)); do
+                pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}"
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"})
+                pattern="$sentinel--no-${SAGE_FLAGS_MODE_NAMES[j]}"
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_NEGATIVE_CODES:j:1}}"})
+            done
+            pattern="$sentinel--"
+            codes=(${codes[@]+"${codes[@]/%$pattern/1}"})
+            IFS=
+            codes_text+=${codes[*]+"${codes[*]}"}
+            IFS=$SAGE_FLAGS_WS
+            if [[ ${codes[*]+"${codes[*]}"} == *["$sentinel"1]* ]]; then
+                break
+            fi
+            lo=$((lo + size))
+            size=$((size * 4))
+        done
+        # u: the index of the first word that is neither a flag nor `--`;
+        # stop: where the flags end (u, or the `--`).
+        sage_flags__index_of "$sentinel" "$codes_text" || SAGE_FLAGS__INDEX=$nw
+        u=$SAGE_FLAGS__INDEX
+        region=${codes_text:0:u}
+        stop=$u
+        if sage_flags__index_of 1 "$region"; then
+            stop=$SAGE_FLAGS__INDEX
+            region=${region:0:stop}
+        fi
+        # C7/C8: the opposite flag of a mode is E3 where it is met; the
+        # earliest such conflict among the modes comes first.
+        conflict=$nw
+        conflict_mode=-1
+        for ((j = 0; j < n; j++)); do
+            sage_flags__index_of "${SAGE_FLAGS_CODES:j:1}" "$region"
+            first_on=$SAGE_FLAGS__INDEX
+            sage_flags__index_of "${SAGE_FLAGS_NEGATIVE_CODES:j:1}" "$region"
+            first_off=$SAGE_FLAGS__INDEX
+            if ((first_on >= 0 && first_off >= 0)); then
+                if ((first_off > first_on)); then
+                    first_on=$first_off
+                fi
+                if ((first_on < conflict)); then
+                    conflict=$first_on
+                    conflict_mode=$j
+                fi
+            elif ((first_on >= 0)); then
+                SAGE_FLAGS_VALUES[j]=true
+            elif ((first_off >= 0)); then
+                SAGE_FLAGS_VALUES[j]=false
+            fi
+        done
+        if ((conflict_mode >= 0)); then
+            sage_flags__conflict "$conflict_mode"
+            return 1
+        fi
+        if ((stop == u && u < nw)) && [[ ${words[u]} == --* ]]; then
+            sage_flags__not_a_flag "${words[u]}"
+            return 1
+        fi
+        k=$u
+        if ((stop < u)); then
+            k=$((stop + 1))
+        fi
+    fi
+
+    # C9: the goal is the text after the k-th word and the WS run after it.
+    if ((k == 0)); then
+        goal=$text
+    elif ((k == nw)); then
+        goal=
+    else
+        IFS=' '
+        consumed="${words[*]+"${words[*]:0:k}"} "
+        if [[ $text == "$consumed"* ]]; then
+            # Every gap so far was one space: the common case.
+            goal=${text:${#consumed}}
+        else
+            # Find the last dash of the k-th word: the words hold every dash
+            # before it, and the text split at dashes gives its offset.
+            IFS=-
+            consumed=${consumed% }
+            # shellcheck disable=SC2206 # as above
+            parts=($consumed)
+            dashes=${#parts[@]}
+            if [[ $consumed != *- ]]; then
+                dashes=$((dashes - 1))
+            fi
+            # shellcheck disable=SC2206 # as above
+            parts=($text)
+            consumed=${parts[*]+"${parts[*]:0:dashes}"}
+            tok=${words[k - 1]}
+            tail=${tok##*-}
+            offset=$((${#consumed} + 1 + ${#tail}))
+            goal=${text:offset}
+        fi
+        if [[ $goal == ["$SAGE_FLAGS_WS"]* ]]; then
+            sage_flags__ws_run "$goal"
+            goal=${goal:SAGE_FLAGS__INDEX}
+        fi
+    fi
+
+    SAGE_FLAGS_GOAL=$goal
+    return 0
+}
+
+# sage_flags_parse for a long ARGUMENTS: C5-C10, C15.
+sage_flags__parse_large() {
+    local arguments=${1-} text j n
+    SAGE_FLAGS_ERROR=
+    SAGE_FLAGS_GOAL=
+    SAGE_FLAGS_VALUES=()
+    SAGE_FLAGS_SOURCES=()
+    if [[ $arguments == *[$'\x80'-$'\xff']* ]] && ! sage_flags__utf8 "$arguments"; then
+        sage_flags__fail "$SAGE_FLAGS_E4"
+        return 1
+    fi
+    n=${#SAGE_FLAGS_MODE_KEYS[@]}
+    for ((j = 0; j < n; j++)); do
+        SAGE_FLAGS_VALUES[j]=
+    done
+
+    # C6
+    text=$arguments
+    if [[ $text == ["$SAGE_FLAGS_WS"]* ]]; then
+        sage_flags__ws_run "$text"
+        text=${text:SAGE_FLAGS__INDEX}
+    fi
+    if [[ $text == *["$SAGE_FLAGS_WS"] ]]; then
+        sage_flags__ws_run "$text" end
+        text=${text:0:${#text} - SAGE_FLAGS__INDEX}
+    fi
+
+    SAGE_FLAGS_GOAL=$text
+    if [[ $text == --* ]]; then
+        sage_flags__flags_and_goal "$text" || return 1
+    fi
+
+    sage_flags__resolve
+}
