@@ -32,8 +32,7 @@
 # C20: bytes, not characters; none of the caller's shell options matter.
 LC_ALL=C
 unset GLOBIGNORE BASH_COMPAT
-set +o posix
-set +e +x +v -u -f
+set +o posix +e +x +v -u -f
 shopt -u nocasematch nocaseglob extglob
 if [[ :$BASHOPTS: == *:patsub_replacement:* ]]; then # bash 5.2: & in ${s//p/r}
     shopt -u patsub_replacement
