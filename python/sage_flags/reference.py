@@ -6,15 +6,13 @@ stays cheap. docs/SPEC.md is the rule book; the
 comments cite its rule numbers (C1..C22, E1..E4).
 """
 
-from __future__ import annotations
-
 import os
 import stat
 
 from sage_flags._vocab import MODES, SUPPORTED_FLAGS
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds of start-up; annotations only
+if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
     from typing import Dict, Mapping, Optional, Tuple, Union
 
     _PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None]
@@ -28,7 +26,7 @@ WHITESPACE = " \t\n\x0b\x0c\r"
 _WS_TO_SPACE = {ord(c): " " for c in WHITESPACE[1:]}
 
 # token -> (mode key, value); "--quality-locked" -> ("quality_locked", True)
-_FLAG_TABLE: Dict[str, Tuple[str, bool]] = {}
+_FLAG_TABLE: "Dict[str, Tuple[str, bool]]" = {}
 for _key, _name in MODES:
     _FLAG_TABLE["--" + _name] = (_key, True)
     _FLAG_TABLE["--no-" + _name] = (_key, False)
@@ -49,7 +47,7 @@ def _json_string(value: str) -> str:
     return '"' + value.translate(_JSON_ESCAPES) + '"'
 
 
-def _json_value(value: Union[str, bool, None]) -> str:
+def _json_value(value: "Union[str, bool, None]") -> str:
     if value is None:
         return "null"
     if value is True:
@@ -67,14 +65,14 @@ class ParseResult:
     """
 
     __slots__ = ("_fields",)
-    _fields: Tuple[Tuple[str, Union[str, bool, None]], ...]
+    _fields: "Tuple[Tuple[str, Union[str, bool, None]], ...]"
 
     def __init__(
         self,
-        modes: Mapping[str, bool],
-        sources: Mapping[str, Optional[str]],
+        modes: "Mapping[str, bool]",
+        sources: "Mapping[str, Optional[str]]",
         goal: str = "",
-        error: Optional[str] = None,
+        error: "Optional[str]" = None,
     ) -> None:
         fields = [(key, bool(modes.get(key, False))) for key, _ in MODES]
         fields.append(("goal", goal))
@@ -82,7 +80,7 @@ class ParseResult:
         fields.extend((key + "_source", sources.get(key)) for key, _ in MODES)
         object.__setattr__(self, "_fields", tuple(fields))
 
-    def __getattr__(self, name: str) -> Union[str, bool, None]:
+    def __getattr__(self, name: str) -> "Union[str, bool, None]":
         for key, value in object.__getattribute__(self, "_fields"):
             if key == name:
                 return value
@@ -111,7 +109,7 @@ class ParseResult:
     def ok(self) -> bool:
         return self._fields[len(MODES) + 1][1] is None
 
-    def to_dict(self) -> Dict[str, Union[str, bool, None]]:
+    def to_dict(self) -> "Dict[str, Union[str, bool, None]]":
         """The six (or more) fields, keys in C16 order."""
         return dict(self._fields)
 
@@ -120,12 +118,12 @@ class ParseResult:
         return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in self._fields) + "}"
 
 
-def _error(message: str) -> ParseResult:
+def _error(message: str) -> "ParseResult":
     # C18: on error every mode is false, every source null, the goal empty.
     return ParseResult({}, {}, "", message)
 
 
-def parse(arguments: Optional[str], defaults: Optional[Mapping[str, bool]] = None) -> ParseResult:
+def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" = None) -> "ParseResult":
     """Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15)."""
     if arguments is None:  # C10: None means the empty string
         arguments = ""
@@ -186,7 +184,7 @@ def read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
-def _read_regular_file(path: _PathLike) -> Optional[bytes]:
+def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
     """The bytes of a regular file, or None (C12). Never blocks on a FIFO."""
     if path is None:
         return None
@@ -211,7 +209,7 @@ def _read_regular_file(path: _PathLike) -> Optional[bytes]:
         os.close(fd)
 
 
-def load_defaults(path: _PathLike) -> Dict[str, bool]:
+def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
     """Modes that ``path`` turns on by default, e.g. ``{"quality_locked": True}`` (C11-C14)."""
     data = _read_regular_file(path)
     if data is None or b"\0" in data:  # C12
