@@ -10,6 +10,9 @@ PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
 
 .PHONY: help run setup install generate check-generated format lint lint-python test test-python clean
 
+# Debian packages a target needs (strace, hyperfine, locales) are installed by the target itself.
+APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) apt-get
+
 # Each layer adds its own targets in mk/<layer>.mk: LINT_TARGETS += ..., TEST_TARGETS += ...
 LINT_TARGETS := lint-python
 TEST_TARGETS :=

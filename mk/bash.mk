@@ -8,7 +8,6 @@ LINT_TARGETS += lint-shell
 TEST_TARGETS += bash-test-tools
 
 SHELL_SOURCES = $(shell find . -name '*.sh' -not -path './.git/*' -not -path './.venv/*' -not -path './target/*' | sort)
-APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) apt-get
 
 lint-shell: $(VENV)/.tools  ## shellcheck every *.sh, and the bash-3.2 lint
 	$(BIN)/shellcheck -S warning -x $(SHELL_SOURCES)

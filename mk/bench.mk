@@ -3,9 +3,7 @@
 .PHONY: bench bench-quick bench-tools
 
 bench-tools:
-	@command -v hyperfine >/dev/null || { \
-	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq hyperfine; }
+	@command -v hyperfine >/dev/null || ($(APT_GET) update -qq && $(APT_GET) install -y -qq hyperfine)
 
 bench: setup bench-tools  ## time every layer present (cold start, in-process, scaling, batch) into docs/PERFORMANCE.md
 	$(PY) tools/bench.py

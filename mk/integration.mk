@@ -1,20 +1,12 @@
 # Workflow integration: the launcher (POSIX sh), announce.sh, SKILL.md (tests in tests/test_{announce,launcher,skill,explain}.py).
-.PHONY: lint-integration which integration-tools
+.PHONY: lint-integration which
 
-INTEGRATION_SH := sage/bin/sage-flags
-INTEGRATION_BASH := sage/core/flag_parser/announce.sh
-
-lint-integration: $(VENV)/.tools  ## shellcheck the launcher (as POSIX sh) and announce.sh
-	$(BIN)/shellcheck -S warning -s sh $(INTEGRATION_SH)
-	$(BIN)/shellcheck -S warning -x $(INTEGRATION_BASH)
+# announce.sh is a *.sh: lint-shell (mk/bash.mk) checks it.
+lint-integration: $(VENV)/.tools  ## shellcheck the launcher (POSIX sh)
+	$(BIN)/shellcheck -S warning -s sh sage/bin/sage-flags
 
 which:  ## the layer sage/bin/sage-flags would use
 	@sage/bin/sage-flags --which
 
 LINT_TARGETS += lint-integration
-
-# tests/test_announce.py checks with strace that announce.sh never forks.
-integration-tools:
-	@command -v strace >/dev/null || (apt-get update -qq && apt-get install -y -qq strace)
-
-TEST_TARGETS += integration-tools
+# tests/test_announce.py checks with strace that announce.sh never forks: bash-test-tools (mk/bash.mk) installs it.
