@@ -59,15 +59,18 @@ def _native_available() -> bool:
     return probe.returncode == 0
 
 
+# The subcommands the runners drive; the bash port has one script per subcommand.
+COMMANDS = ("parse", "batch", "announce", "persist", "resume")
+# `python -m core.flag_parser` is the drop-in for workflows: they call parse and announce through it.
+COMPAT_COMMANDS = ("parse", "announce")
+
+
 def all_layers() -> List[Layer]:
     pure = {"SAGE_FLAGS_BACKEND": "python"}
     native = {"SAGE_FLAGS_BACKEND": "native"}
-    cli = {c: [SAGE_FLAGS, c] for c in ("parse", "batch", "announce")}
-    module = {c: [PYTHON, "-m", "sage_flags", c] for c in ("parse", "batch", "announce")}
-    compat = {c: [PYTHON, "-m", "core.flag_parser", c] for c in ("parse", "announce")}
-    for command in ("persist", "resume"):
-        cli[command] = [SAGE_FLAGS, command]
-        module[command] = [PYTHON, "-m", "sage_flags", command]
+    cli = {c: [SAGE_FLAGS, c] for c in COMMANDS}
+    module = {c: [PYTHON, "-m", "sage_flags", c] for c in COMMANDS}
+    compat = {c: [PYTHON, "-m", "core.flag_parser", c] for c in COMPAT_COMMANDS}
     layers = [
         Layer("cli-pure", cli, pure),
         Layer("module-pure", module, pure),
@@ -79,15 +82,9 @@ def all_layers() -> List[Layer]:
             Layer("module-native", module, native),
             Layer("compat-native", compat, native, SAGE_DIR),
         ]
-    if (FLAG_PARSER_DIR / "parse.sh").exists():
-        bash = {"parse": ["bash", str(FLAG_PARSER_DIR / "parse.sh")]}
-        if (FLAG_PARSER_DIR / "batch.sh").exists():
-            bash["batch"] = ["bash", str(FLAG_PARSER_DIR / "batch.sh")]
-        if (FLAG_PARSER_DIR / "announce.sh").exists():
-            bash["announce"] = ["bash", str(FLAG_PARSER_DIR / "announce.sh")]
-        for command in ("persist", "resume"):
-            if (FLAG_PARSER_DIR / f"{command}.sh").exists():
-                bash[command] = ["bash", str(FLAG_PARSER_DIR / f"{command}.sh")]
+    scripts = {c: FLAG_PARSER_DIR / f"{c}.sh" for c in COMMANDS}
+    bash = {c: ["bash", str(script)] for c, script in scripts.items() if script.exists()}
+    if "parse" in bash:
         layers.append(Layer("bash", bash))
     return layers
 
