@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from process_trace import process_calls
 from sage_flags import _vocab
 from sage_flags.announce import TERMINAL_ESCAPES, is_workflow_name, render, terminal_safe
 from sage_flags.reference import parse
@@ -213,23 +214,6 @@ def test_announce_sh_does_not_fork(tmp_path: Path) -> None:
         pytest.skip("no bash layer")
     config = tmp_path / "c.yaml"
     config.write_bytes(b"autonomous: true\n")
-    log = tmp_path / "trace"
     args = ["build", "--quality-locked \x1b[1m goal \u009b", "--config-path", str(config)]
-    result = subprocess.run(
-        [
-            "strace",
-            "-f",
-            "-qq",
-            "-e",
-            "trace=execve,fork,vfork,clone,clone3",
-            "-o",
-            str(log),
-            "bash",
-            str(script),
-            *args,
-        ],
-        capture_output=True,
-    )
-    assert result.returncode == 0, result.stderr
-    calls = [line.split(None, 1)[1] for line in log.read_text().splitlines() if line.strip()]
-    assert len(calls) == 1 and calls[0].startswith("execve("), calls
+    calls = process_calls(["bash", str(script), *args], tmp_path)
+    assert len(calls) == 1 and "execve(" in calls[0], calls

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import select
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import pytest
+from process_trace import process_calls, traced
 from sage_flags import reference
 
 from parity import vectors
@@ -135,18 +135,7 @@ def test_vectors_through_parse_large_only(vector: vectors.Vector, tmp_path: Path
 
 
 def _opened(argv: List[str], tmp_path: Path, env: Optional[Dict[str, str]] = None) -> List[str]:
-    strace = shutil.which("strace")
-    assert strace, "strace is missing: `make test` installs it (mk/bash.mk)"
-    log = tmp_path / "open.log"
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    subprocess.run(
-        [strace, "-f", "-qq", "-e", "trace=open,openat", "-o", str(log), *argv],
-        capture_output=True,
-        env=full_env,
-        timeout=60,
-    )
-    return [line for line in log.read_text().splitlines() if "parse_large.sh" in line]
+    return [line for line in traced(argv, tmp_path, "open,openat", env=env) if "parse_large.sh" in line]
 
 
 def test_common_input_never_reads_parse_large(tmp_path: Path) -> None:
@@ -180,17 +169,7 @@ def test_parse_large_is_found_after_cd_and_never_through_path(tmp_path: Path) ->
     assert relative.stdout == want and relative.stderr == b""
 
 
-def _forks(argv: List[str], tmp_path: Path, stdin: bytes = b"") -> List[str]:
-    strace = shutil.which("strace")
-    assert strace, "strace is missing: `make test` installs it (mk/bash.mk)"
-    log = tmp_path / "strace.log"
-    subprocess.run(
-        [strace, "-f", "-qq", "-e", "trace=clone,clone3,fork,vfork,execve", "-o", str(log), *argv],
-        input=stdin,
-        capture_output=True,
-        timeout=60,
-    )
-    return [line for line in log.read_text().splitlines() if re.search(r"\b(clone3?|v?fork|execve)\(", line)]
+_forks = process_calls
 
 
 @pytest.mark.parametrize(

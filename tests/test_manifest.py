@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from process_trace import process_calls
 from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
@@ -374,16 +374,7 @@ needs_bash = pytest.mark.skipif(not BASH_RESUME.exists(), reason="the bash layer
 
 def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> List[str]:
     """The programs a command runs (execve), and how many processes it forks, through strace."""
-    strace = shutil.which("strace")
-    assert strace, "strace is missing: `make test` installs it (mk/bash.mk)"
-    log = workdir / "strace.log"
-    subprocess.run(
-        [strace, "-f", "-qq", "-e", "trace=clone,clone3,fork,vfork,execve", "-o", str(log), *argv],
-        input=stdin,
-        capture_output=True,
-        timeout=60,
-    )
-    calls = [line for line in log.read_text().splitlines() if re.search(r"\b(clone3?|v?fork|execve)\(", line)]
+    calls = process_calls(argv, workdir, stdin)
     programs = [
         re.search(r'execve\("([^"]*)"', line).group(1).rsplit("/", 1)[-1] for line in calls if "execve(" in line
     ]
