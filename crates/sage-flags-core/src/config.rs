@@ -7,36 +7,27 @@ use std::path::Path;
 use crate::{Defaults, MODES};
 
 /// O_NONBLOCK for this target, so that opening a FIFO returns at once (C12).
-/// The value is per platform (the core has no libc dependency to ask).
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    not(any(target_arch = "mips", target_arch = "mips64", target_arch = "sparc", target_arch = "sparc64"))
-))]
-const O_NONBLOCK: Option<i32> = Some(0o4000);
-#[cfg(all(any(target_os = "linux", target_os = "android"), any(target_arch = "mips", target_arch = "mips64")))]
-const O_NONBLOCK: Option<i32> = Some(0x80);
-#[cfg(all(any(target_os = "linux", target_os = "android"), any(target_arch = "sparc", target_arch = "sparc64")))]
-const O_NONBLOCK: Option<i32> = Some(0x4000);
-#[cfg(any(
+/// The value is per platform (the core has no libc dependency to ask); None where it is not known.
+const O_NONBLOCK: Option<i32> = if cfg!(any(target_os = "linux", target_os = "android")) {
+    if cfg!(any(target_arch = "mips", target_arch = "mips64")) {
+        Some(0x80)
+    } else if cfg!(any(target_arch = "sparc", target_arch = "sparc64")) {
+        Some(0x4000)
+    } else {
+        Some(0o4000)
+    }
+} else if cfg!(any(
     target_os = "macos",
     target_os = "ios",
     target_os = "freebsd",
     target_os = "netbsd",
     target_os = "openbsd",
     target_os = "dragonfly"
-))]
-const O_NONBLOCK: Option<i32> = Some(0x4);
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-)))]
-const O_NONBLOCK: Option<i32> = None;
+)) {
+    Some(0x4)
+} else {
+    None
+};
 
 #[cfg(unix)]
 fn bytes_to_path(path: &[u8]) -> Option<&Path> {
