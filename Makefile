@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 ARGS ?= --quality-locked --autonomous Ship dark mode
 export ARGS
 PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
+RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 'Cargo.*' 2>/dev/null)
 
 .PHONY: help run setup install generate check-generated format lint lint-python test test-python clean
 
@@ -26,8 +27,6 @@ $(VENV)/.tools: requirements-dev.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
-
-RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 'Cargo.*' 2>/dev/null)
 
 # maturin develop: the package in editable mode, with the native core built (release) into python/sage_flags/.
 $(VENV)/.installed: $(VENV)/.tools pyproject.toml $(PYTHON_SOURCES) $(RUST_SOURCES)

@@ -1,64 +1,42 @@
-"""The wheels users get: `make wheels` builds the native and the pure wheel; each is
-installed into a fresh venv and every vector runs through that venv's `sage-flags`.
-
-The native build reuses target/ from `make setup` (maturin develop --release), so
-this costs a few seconds, not a compile.
+"""The wheels users get from `make dist`: the manylinux2014 native wheel (maturin + zig) and the pure wheel
+(hatchling). Each is checked as PyPI would (twine, check-wheel-contents, auditwheel), compared with the other,
+installed into a fresh venv, and every vector runs through that venv's `sage-flags`.
 """
 
 from __future__ import annotations
 
-import os
+import email.parser
+import platform
+import re
+import shutil
 import subprocess
-import sys
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List
 
 import pytest
+from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, package_sources, vector_failures
 
-from parity import vectors
+from parity.layers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIR = ROOT / "python" / "sage_flags"
+BIN = ROOT / ".venv" / "bin"
 PROBE = "import sage_flags, sys; print(sage_flags.BACKEND); print(sage_flags.__file__); print(sys.prefix)"
+COMPILED = {"sage_flags/_native.abi3.so", "sage_flags/_native.pyi"}  # the core and its stub: native wheel only
 
 
-def clean_env(**extra: str) -> Dict[str, str]:
-    """The environment of a user's shell: no backend choice, no path into this checkout, no make state."""
-    drop = {"SAGE_FLAGS_BACKEND", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update(extra)
-    return env
+@pytest.fixture(scope="module")
+def built() -> Artifacts:
+    return artifacts()
 
 
-@pytest.fixture(scope="session")
-def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        ["make", "--no-print-directory", "-s", "wheels", f"DIST={out}"],
-        cwd=ROOT,
-        env=clean_env(),
-        check=True,
-        capture_output=True,
-        timeout=1800,
-    )
-    return out
+def package_files(wheel: Path) -> Dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {n: archive.read(n) for n in archive.namelist() if n.startswith("sage_flags/")}
 
 
-def one_wheel(wheel_dir: Path, pure: bool) -> Path:
-    found = [p for p in wheel_dir.glob("sage_flags-*.whl") if p.name.endswith("-py3-none-any.whl") == pure]
-    assert len(found) == 1, sorted(p.name for p in wheel_dir.iterdir())
-    return found[0]
-
-
-def fresh_venv(where: Path, *pip_args: str) -> Path:
-    """python -m venv, then pip (offline) installs into it; returns the venv's bin directory."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
-    venv_python = where / "bin" / "python"
-    install = [sys.executable, "-m", "pip", "--python", str(venv_python), "install", "--quiet", "--no-index"]
-    subprocess.run([*install, *pip_args], check=True, env=clean_env(), timeout=300, cwd=where)
-    return where / "bin"
+def dist_info(wheel: Path, name: str) -> str:
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.read(f"sage_flags-{VERSION}.dist-info/{name}").decode("utf-8")
 
 
 def probe(bin_dir: Path, **env: str) -> List[str]:
@@ -69,68 +47,85 @@ def probe(bin_dir: Path, **env: str) -> List[str]:
     return done.stdout.splitlines()
 
 
-def run_every_vector(bin_dir: Path, workdir: Path) -> None:
-    """Every parse and batch vector through the venv's installed console script."""
-    cases = [v for v in vectors.load_all() if v.command in ("parse", "batch")]
-    assert len(cases) > 200
-
-    def run(vector: vectors.Vector) -> str:
-        case_dir = workdir / vector.name
-        case_dir.mkdir()
-        argv = [str(bin_dir / "sage-flags"), vector.command, *vector.materialise(case_dir)]
-        done = subprocess.run(
-            argv, input=vector.stdin, capture_output=True, env=clean_env(**vector.env), cwd=case_dir, timeout=60
-        )
-        if (done.stdout, done.returncode) != (vector.stdout, vector.status):
-            return f"{vector.name}: status {done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}"
-        if vector.status in (0, 1) and done.stderr:
-            return f"{vector.name}: stderr {done.stderr!r}"
-        return ""
-
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        failures = [f for f in pool.map(run, cases) if f]
-    assert not failures, "\n".join(failures)
+def check(tool: str, *args: Path) -> None:
+    done = subprocess.run([str(BIN / tool), *map(str, args)], capture_output=True, text=True, env=clean_env())
+    assert done.returncode == 0, f"{tool}:\n{done.stdout}{done.stderr}"
 
 
-def test_pure_wheel_contents(wheel_dir: Path) -> None:
-    wheel = one_wheel(wheel_dir, pure=True)
-    with zipfile.ZipFile(wheel) as archive:
-        names = set(archive.namelist())
-        dist_info = wheel.name.split("-py3")[0] + ".dist-info"
-        assert "Root-Is-Purelib: true" in archive.read(f"{dist_info}/WHEEL").decode()
-        assert "sage-flags = sage_flags.cli:main" in archive.read(f"{dist_info}/entry_points.txt").decode()
-    sources = {"sage_flags/" + p.relative_to(PACKAGE_DIR).as_posix() for p in PACKAGE_DIR.rglob("*.py")}
-    sources = {s for s in sources if "__pycache__" not in s}
-    assert sources | {"sage_flags/py.typed"} <= names
-    assert not [n for n in names if n.endswith((".so", ".pyd", ".pyi"))]
+def test_native_wheel_is_abi3_and_manylinux2014(built: Artifacts) -> None:
+    arch = platform.machine()
+    assert f"-cp38-abi3-manylinux2014_{arch}.manylinux_2_17_{arch}.whl" in built.native_wheel.name
+    done = subprocess.run(
+        [str(BIN / "auditwheel"), "show", str(built.native_wheel)], capture_output=True, text=True, env=clean_env()
+    )
+    assert done.returncode == 0, done.stderr
+    found = re.search(r'consistent with the following platform tag:\s+"([^"]+)"', done.stdout)
+    assert found and found.group(1) == f"manylinux_2_17_{arch}", done.stdout
+    assert "Root-Is-Purelib: false" in dist_info(built.native_wheel, "WHEEL")
 
 
-def test_native_wheel_contents(wheel_dir: Path) -> None:
-    wheel = one_wheel(wheel_dir, pure=False)
-    assert "-cp38-abi3-" in wheel.name  # one wheel for every CPython >= 3.8 on this platform
-    with zipfile.ZipFile(wheel) as archive:
-        names = set(archive.namelist())
-    assert "sage_flags/_native.abi3.so" in names
-    assert "sage_flags/cli.py" in names and "sage_flags/reference.py" in names
+def test_pure_wheel_is_py3_none_any(built: Artifacts) -> None:
+    wheel = dist_info(built.pure_wheel, "WHEEL")
+    assert "Root-Is-Purelib: true" in wheel and "Tag: py3-none-any" in wheel
+    assert "Generator: hatchling" in wheel  # a standard backend, not a hand-written zip
 
 
-def test_pip_prefers_the_native_wheel_and_it_runs_every_vector(wheel_dir: Path, tmp_path: Path) -> None:
-    bin_dir = fresh_venv(tmp_path / "venv", "--find-links", str(wheel_dir), "sage-flags")
+def test_pypi_checks_pass_on_every_distribution(built: Artifacts) -> None:
+    check("twine", "check", "--strict", built.native_wheel, built.pure_wheel, built.sdist)
+    check("check-wheel-contents", built.native_wheel, built.pure_wheel)
+
+
+def test_both_wheels_carry_the_same_package(built: Artifacts) -> None:
+    native, pure = package_files(built.native_wheel), package_files(built.pure_wheel)
+    assert COMPILED <= set(native)
+    assert {n: d for n, d in native.items() if n not in COMPILED} == pure
+    assert pure == package_sources()
+
+
+def test_both_wheels_carry_the_same_metadata(built: Artifacts) -> None:
+    fields = ["Name", "Version", "Summary", "License", "Requires-Python", "Description-Content-Type"]
+
+    def metadata(wheel: Path) -> Dict[str, object]:
+        message = email.parser.Parser().parsestr(dist_info(wheel, "METADATA"))
+        found: Dict[str, object] = {f: message[f] for f in fields}
+        found["Classifier"] = message.get_all("Classifier")
+        found["body"] = message.get_payload().strip()
+        return found
+
+    native = metadata(built.native_wheel)
+    assert native == metadata(built.pure_wheel)
+    assert native["Name"] == "sage-flags" and native["Version"] == VERSION
+    assert native["body"] == (ROOT / "README.md").read_text(encoding="utf-8").strip()
+    assert "sage-flags = sage_flags.cli:main" in dist_info(built.pure_wheel, "entry_points.txt")
+
+
+def find_links(tmp_path: Path, *wheels: Path) -> Path:
+    """A directory offering exactly ``wheels`` (dist/ may hold other versions)."""
+    links = tmp_path / "links"
+    links.mkdir()
+    for wheel in wheels:
+        shutil.copy(wheel, links)
+    return links
+
+
+def test_pip_prefers_the_native_wheel_and_it_runs_every_vector(built: Artifacts, tmp_path: Path) -> None:
+    links = find_links(tmp_path, built.native_wheel, built.pure_wheel)
+    bin_dir = fresh_venv(tmp_path / "venv", "--find-links", str(links), "sage-flags")
     backend, module_file, prefix = probe(bin_dir)
     assert backend == "native"
     assert Path(module_file).is_relative_to(prefix) and Path(prefix).resolve() == (tmp_path / "venv").resolve()
     (tmp_path / "cases").mkdir()
-    run_every_vector(bin_dir, tmp_path / "cases")
+    assert not vector_failures(entry("native-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases")
     assert probe(bin_dir, SAGE_FLAGS_BACKEND="python")[0] == "python"
 
 
-def test_pure_wheel_installs_and_runs_every_vector(wheel_dir: Path, tmp_path: Path) -> None:
-    bin_dir = fresh_venv(tmp_path / "venv", str(one_wheel(wheel_dir, pure=True)))
+def test_pure_wheel_installs_and_runs_every_vector(built: Artifacts, tmp_path: Path) -> None:
+    bin_dir = fresh_venv(tmp_path / "venv", str(built.pure_wheel))
     backend, module_file, prefix = probe(bin_dir)
     assert backend == "python"
     assert Path(module_file).is_relative_to(prefix)
     (tmp_path / "cases").mkdir()
-    run_every_vector(bin_dir, tmp_path / "cases")
+    assert not vector_failures(entry("pure-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases")
     # Asking for the native core where there is none fails loudly, in one line.
     done = subprocess.run(
         [str(bin_dir / "sage-flags"), "parse", "go"], capture_output=True, env=clean_env(SAGE_FLAGS_BACKEND="native")

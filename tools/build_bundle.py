@@ -1,0 +1,105 @@
+"""Build the vendorable bundle: the sage/ directory a Sage project copies into itself (`make bundle`).
+
+    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist
+
+writes dist/sage-flags-sage-dir-VERSION.tar.gz: sage/ as it is in the repository (the launcher, the bash
+port, the compat entry `python3 -m core.flag_parser`, SKILL.md) plus sage/core/flag_parser/_vendor/sage_flags,
+the pure package. That copy is taken from the pure wheel, so the bundle carries exactly the files pip installs
+from it (one definition of "the pure package", built from python/sage_flags); it is never kept in git.
+With it, every entry of the directory runs on a machine that has nothing but python3 or bash.
+
+Reproducible: sorted members, one fixed time (SOURCE_DATE_EPOCH when set), owner 0, modes 0755 for
+directories and executables and 0644 for the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import os
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import Dict, Iterator, Tuple
+
+import tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+SAGE_DIR = ROOT / "sage"
+VENDOR = "sage/core/flag_parser/_vendor"  # where sage/core/flag_parser/__init__.py and the launcher look
+DEFAULT_EPOCH = 315532800  # 1980-01-01, the earliest time a zip (the wheel) can hold
+
+
+def sage_files() -> Iterator[Tuple[str, bytes, bool]]:
+    """(archive name, content, executable) of every file under sage/, caches left out."""
+    for path in sorted(SAGE_DIR.rglob("*")):
+        if "__pycache__" in path.parts or path.suffix == ".pyc" or not path.is_file():
+            continue
+        name = path.relative_to(ROOT).as_posix()
+        if name.startswith(VENDOR + "/"):
+            raise SystemExit("build_bundle: %s exists in the repository; the bundle writes it" % name)
+        yield name, path.read_bytes(), os.access(path, os.X_OK)
+
+
+def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
+    """The sage_flags/ files of the pure wheel, placed under the vendor directory."""
+    with zipfile.ZipFile(pure_wheel) as wheel:
+        names = sorted(n for n in wheel.namelist() if n.startswith("sage_flags/") and not n.endswith("/"))
+        if "sage_flags/cli.py" not in names:
+            raise SystemExit("build_bundle: %s holds no sage_flags package" % pure_wheel)
+        for name in names:
+            yield VENDOR + "/" + name, wheel.read(name), False
+
+
+def directories(names: Iterator[str]) -> Iterator[str]:
+    seen = set()
+    for name in names:
+        parts = name.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            if directory not in seen:
+                seen.add(directory)
+                yield directory
+
+
+def build(pure_wheel: Path, out_dir: Path) -> Path:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
+    files: Dict[str, Tuple[bytes, bool]] = {}
+    for name, data, executable in [*sage_files(), *vendored_files(pure_wheel)]:
+        files[name] = (data, executable)
+
+    def info(name: str, mode: int, kind: bytes = tarfile.REGTYPE, size: int = 0) -> tarfile.TarInfo:
+        entry = tarfile.TarInfo(name)
+        entry.type, entry.mode, entry.size, entry.mtime = kind, mode, size, epoch
+        entry.uid = entry.gid = 0
+        entry.uname = entry.gname = ""
+        return entry
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / ("sage-flags-sage-dir-%s.tar.gz" % version)
+    partial = target.with_name(target.name + ".part")
+    with open(partial, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch) as zipped:
+        with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive:
+            for directory in sorted(directories(iter(sorted(files)))):
+                archive.addfile(info(directory + "/", 0o755, tarfile.DIRTYPE))
+            for name in sorted(files):
+                data, executable = files[name]
+                archive.addfile(info(name, 0o755 if executable else 0o644, size=len(data)), io.BytesIO(data))
+    partial.replace(target)
+    return target
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pure-wheel", type=Path, required=True, help="the pure wheel (make wheel-pure)")
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="directory for the archive (default: dist)")
+    args = parser.parse_args()
+    print(build(args.pure_wheel.resolve(), args.out.resolve()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
