@@ -1,8 +1,10 @@
-//! The `parse` and `batch` commands on argv bytes, shared by every Rust front end
-//! and by the vector tests (C1-C3, C10, C19, C22).
+//! The `parse`, `batch` and `announce` commands on argv bytes, shared by every Rust front end
+//! and by the vector tests (C1-C3, C10, C19, C22, A1-A4), and [`program`]: the whole `sage-flags`
+//! command line of the native executable (docs/SPEC.md D26).
 
 use std::io::{self, Read, Write};
 
+use crate::announce::{is_workflow_name, render};
 use crate::{load_defaults, parse_bytes, Defaults};
 
 /// C19: exit statuses.
@@ -152,16 +154,101 @@ pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
     }
 }
 
-/// A whole command line: `argv[0]` is the command (`parse` or `batch`), the rest its items.
+/// `announce WORKFLOW ARGV...`: `args` are the items after `announce` (A1-A4).
+pub fn run_announce<A: AsRef<[u8]>>(args: &[A]) -> Output {
+    let Some((workflow, rest)) = args.split_first() else {
+        return Output::usage("announce needs a WORKFLOW name");
+    };
+    let workflow = workflow.as_ref();
+    if !is_workflow_name(workflow) {
+        return Output::usage("the WORKFLOW name must match ^[a-z][a-z0-9-]*$");
+    }
+    let SplitArgv { operands, config_path } = match split_argv(rest) {
+        Ok(split) => split,
+        Err(message) => return Output::usage(message),
+    };
+    let result = parse_bytes(&operands.join(&b' '), &defaults_for(config_path));
+    let (text, ok) = render(&String::from_utf8_lossy(workflow), &result); // ASCII: checked above
+    Output { stdout: text.into_bytes(), stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
+}
+
+/// A whole command line: `argv[0]` is the command (`parse`, `batch` or `announce`), the rest its items.
 pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
     match argv.split_first() {
         Some((command, args)) if command.as_ref() == b"parse" => run_parse(args),
         Some((command, args)) if command.as_ref() == b"batch" => run_batch(args, stdin),
+        Some((command, args)) if command.as_ref() == b"announce" => run_announce(args),
         Some((command, _)) => {
             Output::usage(&format!("unknown command '{}'", String::from_utf8_lossy(command.as_ref())))
         }
         None => Output::usage("a command is required"),
     }
+}
+
+/// The version every layer reports (`sage-flags --version`): the workspace's, equal to the Python package's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The subcommands only the Python package has: the native program hands them over (D26).
+pub const PYTHON_ONLY: [&[u8]; 6] = [b"help", b"--help", b"-h", b"config", b"persist", b"resume"];
+
+/// How the `sage-flags` program ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Done: exit with this status.
+    Status(i32),
+    /// A subcommand in [`PYTHON_ONLY`]: nothing was read or written; the caller hands the
+    /// whole command line to the Python package of its installation.
+    Python,
+}
+
+/// The native `sage-flags` program: `argv` is its command line without the program name.
+/// `parse`, `batch` (streamed, C22), `announce` and `--version` run here, with the same bytes
+/// and statuses as the Python command line; a usage error is one `sage-flags: ...` line on
+/// stderr and status 2. Like the Python CLI, a reader that goes away ends the program with
+/// status 1 and nothing more on stderr.
+pub fn program<A: AsRef<[u8]>>(
+    argv: &[A],
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Exit {
+    let Some((command, args)) = argv.split_first() else {
+        return usage(stderr, "a subcommand is required");
+    };
+    let output = match command.as_ref() {
+        b"parse" => run_parse(args),
+        b"announce" => run_announce(args),
+        b"--version" | b"-V" => Output { stdout: format!("sage-flags {VERSION}\n").into_bytes(), ..Output::default() },
+        b"batch" => {
+            return match run_batch_streaming(args, stdin, stdout) {
+                Ok(Ok(status)) => Exit::Status(status),
+                Ok(Err(message)) => usage(stderr, message),
+                Err(error) => write_failed(stderr, &error),
+            }
+        }
+        name if PYTHON_ONLY.contains(&name) => return Exit::Python,
+        name => return usage(stderr, &format!("unknown subcommand '{}'", String::from_utf8_lossy(name))),
+    };
+    if output.status == USAGE_ERROR {
+        return usage(stderr, String::from_utf8_lossy(&output.stderr).trim_end_matches('\n'));
+    }
+    match stdout.write_all(&output.stdout).and_then(|()| stdout.flush()) {
+        Ok(()) => Exit::Status(output.status),
+        Err(error) => write_failed(stderr, &error),
+    }
+}
+
+fn usage(stderr: &mut dyn Write, message: &str) -> Exit {
+    // Nothing more can be done when stderr itself is gone.
+    let _ = writeln!(stderr, "sage-flags: {message} (try 'sage-flags --help')");
+    Exit::Status(USAGE_ERROR)
+}
+
+fn write_failed(stderr: &mut dyn Write, error: &io::Error) -> Exit {
+    if error.kind() != io::ErrorKind::BrokenPipe {
+        let _ = writeln!(stderr, "sage-flags: cannot write the output: {error}");
+    }
+    Exit::Status(PARSE_ERROR)
 }
 
 #[cfg(test)]
@@ -235,5 +322,79 @@ mod tests {
         let trickled = run(&["batch"], &mut Trickle(stdin));
         assert_eq!(whole, trickled);
         assert_eq!(whole.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
+    }
+}
+
+#[cfg(test)]
+mod program_tests {
+    use super::*;
+
+    /// (exit, stdout, stderr) of the program on `argv` and `stdin`.
+    fn call(argv: &[&str], stdin: &[u8]) -> (Exit, Vec<u8>, Vec<u8>) {
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let exit = program(argv, &mut &stdin[..], &mut stdout, &mut stderr);
+        (exit, stdout, stderr)
+    }
+
+    #[test]
+    fn native_subcommands_match_run() {
+        let (exit, stdout, stderr) = call(&["parse", "--autonomous", "go"], b"");
+        assert_eq!(
+            (exit, stdout, stderr.is_empty()),
+            (Exit::Status(OK), run(&["parse", "--autonomous", "go"], &mut &b""[..]).stdout, true)
+        );
+        let (exit, stdout, _) = call(&["announce", "build", "--nope"], b"");
+        assert_eq!(exit, Exit::Status(PARSE_ERROR));
+        assert!(stdout.starts_with(b"Sage: Unknown flag '--nope'."));
+        let (exit, stdout, _) = call(&["batch"], b"a\0--x\0");
+        assert_eq!((exit, stdout.iter().filter(|&&b| b == b'\n').count()), (Exit::Status(PARSE_ERROR), 2));
+        let (exit, stdout, _) = call(&["--version"], b"");
+        assert_eq!((exit, stdout), (Exit::Status(OK), format!("sage-flags {VERSION}\n").into_bytes()));
+    }
+
+    #[test]
+    fn usage_errors_are_one_prefixed_line() {
+        for argv in
+            [&[][..], &["nope"], &["parse", "--config-path"], &["batch", "x"], &["announce"], &["announce", "Build"]]
+        {
+            let (exit, stdout, stderr) = call(argv, b"");
+            assert_eq!(exit, Exit::Status(USAGE_ERROR), "{argv:?}");
+            assert!(stdout.is_empty(), "{argv:?}");
+            assert!(
+                stderr.starts_with(b"sage-flags: ") && stderr.ends_with(b"(try 'sage-flags --help')\n"),
+                "{argv:?}"
+            );
+            assert_eq!(stderr.iter().filter(|&&b| b == b'\n').count(), 1, "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn python_only_subcommands_touch_nothing() {
+        for command in PYTHON_ONLY {
+            let name = std::str::from_utf8(command).unwrap();
+            let (exit, stdout, stderr) = call(&[name, "x"], b"unread");
+            assert_eq!((exit, stdout.is_empty(), stderr.is_empty()), (Exit::Python, true, true), "{name}");
+        }
+    }
+
+    /// A writer whose reader has gone away.
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_stdout_is_status_1_and_silent() {
+        for argv in [&["parse", "go"][..], &["batch"]] {
+            let mut stderr = Vec::new();
+            let exit = program(argv, &mut &b"a\0"[..], &mut Closed, &mut stderr);
+            assert_eq!((exit, stderr), (Exit::Status(PARSE_ERROR), Vec::new()), "{argv:?}");
+        }
     }
 }

@@ -1,0 +1,102 @@
+//! `announce WORKFLOW ARGV...`: the text a workflow shows its user (docs/SPEC.md A1-A4),
+//! the same bytes as `python/sage_flags/announce.py`.
+
+use crate::{ParseResult, Source, MODES};
+
+/// A1: `^[a-z][a-z0-9-]*$` on bytes (ASCII only, no trailing newline).
+pub fn is_workflow_name(name: &[u8]) -> bool {
+    match name.split_first() {
+        Some((first, rest)) => {
+            first.is_ascii_lowercase()
+                && rest.iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        }
+        None => false,
+    }
+}
+
+/// A4: U+0000-U+001F except TAB and LF, U+007F and U+0080-U+009F are written `\u00xx`.
+pub fn push_terminal_safe(out: &mut String, text: &str) {
+    for c in text.chars() {
+        let code = c as u32;
+        let unsafe_char = (code < 0x20 && c != '\t' && c != '\n') || (0x7f..0xa0).contains(&code);
+        if unsafe_char {
+            out.push_str(&format!("\\u{code:04x}"));
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// A2/A3: the announcement of one parse result, and its exit status (0 clean, 1 error).
+pub fn render(workflow: &str, result: &ParseResult) -> (String, bool) {
+    let mut text = String::new();
+    if let Some(message) = &result.error {
+        text.push_str("Sage: ");
+        push_terminal_safe(&mut text, message);
+        text.push('\n');
+        return (text, false);
+    }
+    text.push_str("Sage \u{2192} ");
+    text.push_str(workflow);
+    text.push_str(" workflow.");
+    let mut separator = " Modes: ";
+    for ((_, name), (on, source)) in MODES.iter().zip(result.modes.iter().zip(result.sources.iter())) {
+        if *on {
+            text.push_str(separator);
+            text.push_str("--");
+            text.push_str(name);
+            if *source == Source::Config {
+                text.push_str(" (config)");
+            }
+            separator = ", ";
+        }
+    }
+    text.push('\n');
+    if !result.goal.is_empty() {
+        text.push_str("Goal: ");
+        push_terminal_safe(&mut text, &result.goal); // TAB and LF stay raw, as typed
+        text.push('\n');
+    }
+    (text, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse, Defaults};
+
+    #[test]
+    fn workflow_names() {
+        for good in ["build", "a", "re-run2", "x-"] {
+            assert!(is_workflow_name(good.as_bytes()), "{good}");
+        }
+        for bad in ["", "Build", "2go", "-x", "build\n", "bu ild", "bu_ild", "\u{e9}t\u{e9}"] {
+            assert!(!is_workflow_name(bad.as_bytes()), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn escapes_exactly_the_terminal_controls() {
+        let mut out = String::new();
+        push_terminal_safe(&mut out, "a\tb\nc\u{1b}[31m\u{7f}\u{9b}\u{a0}\u{2028}\0");
+        assert_eq!(out, "a\tb\nc\\u001b[31m\\u007f\\u009b\u{a0}\u{2028}\\u0000");
+    }
+
+    #[test]
+    fn modes_goal_and_errors() {
+        let mut defaults = Defaults::NONE;
+        defaults.set(1);
+        let (text, ok) = render("build", &parse("--quality-locked Ship it", &defaults));
+        assert!(ok);
+        assert_eq!(
+            text,
+            "Sage \u{2192} build workflow. Modes: --quality-locked, --autonomous (config)\nGoal: Ship it\n"
+        );
+        let (text, ok) = render("architect", &parse("", &Defaults::NONE));
+        assert!(ok);
+        assert_eq!(text, "Sage \u{2192} architect workflow.\n");
+        let (text, ok) = render("build", &parse("--nope\u{1b}", &Defaults::NONE));
+        assert!(!ok);
+        assert!(text.starts_with("Sage: Unknown flag '--nope\\u001b'.") && text.ends_with(".\n"), "{text}");
+    }
+}
