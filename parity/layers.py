@@ -19,6 +19,8 @@ SAGE_DIR = ROOT / "sage"
 FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
 PYTHON = sys.executable
 SAGE_FLAGS = str(Path(PYTHON).parent / "sage-flags")
+# The native executable (crates/sage-flags-cli), as `make setup` builds it for this machine.
+NATIVE_EXE = ROOT / "target" / "release" / "sage-flags"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ def _native_available() -> bool:
 COMMANDS = ("parse", "batch", "announce", "persist", "resume")
 # `python -m core.flag_parser` is the drop-in for workflows: they call parse and announce through it.
 COMPAT_COMMANDS = ("parse", "announce")
+# What the native executable runs itself; it hands persist and resume to the Python beside it (SPEC D27),
+# which target/release/ does not have.
+NATIVE_EXE_COMMANDS = ("parse", "batch", "announce")
 
 
 def all_layers() -> List[Layer]:
@@ -82,6 +87,8 @@ def all_layers() -> List[Layer]:
             Layer("module-native", module, native),
             Layer("compat-native", compat, native, SAGE_DIR),
         ]
+    if (ROOT / "crates" / "sage-flags-cli").is_dir():  # present in the checkout: built by make setup, never skipped
+        layers.append(Layer("exe", {c: [str(NATIVE_EXE), c] for c in NATIVE_EXE_COMMANDS}))
     scripts = {c: FLAG_PARSER_DIR / f"{c}.sh" for c in COMMANDS}
     bash = {c: ["bash", str(script)] for c, script in scripts.items() if script.exists()}
     if "parse" in bash:
