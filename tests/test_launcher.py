@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 import pytest
 
 from parity import vectors
-from parity.layers import ROOT, SAGE_FLAGS
+from parity.layers import NATIVE_EXE, ROOT, SAGE_FLAGS
 
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
 BASH_DIR = ROOT / "sage" / "core" / "flag_parser"
@@ -70,7 +70,12 @@ def scenarios(tmp: Path, which: str) -> Scenario:
     if which == "installed":
         # The installed console script, without python3 on PATH (its shebang names its own interpreter).
         path = make_path(tmp, {"sage-flags": SAGE_FLAGS, "sh": sh, "bash": bash})
-        return Scenario(which, f"installed: {tmp}/bin/sage-flags", env={"PATH": path, "PYTHONPATH": "/nonexistent"})
+        env = {"PATH": path, "PYTHONPATH": "/nonexistent"}
+        return Scenario(which, f"installed: {tmp}/bin/sage-flags (script)", env=env)
+    if which == "installed-native":
+        # The native executable (a native wheel's or cargo install's sage-flags): no Python anywhere.
+        path = make_path(tmp, {"sage-flags": str(NATIVE_EXE), "sh": sh})
+        return Scenario(which, f"installed: {tmp}/bin/sage-flags (native executable)", env={"PATH": path})
     if which == "installed-after-launcher-on-path":
         # The launcher's own directory first on PATH: it must skip itself (and any copy of itself).
         copy = tmp / "other" / "sage-flags"
@@ -78,7 +83,7 @@ def scenarios(tmp: Path, which: str) -> Scenario:
         shutil.copy(LAUNCHER, copy)
         path = make_path(tmp, {"sage-flags": SAGE_FLAGS, "sh": sh})
         env = {"PATH": f"{LAUNCHER.parent}:{copy.parent}:{path}"}
-        return Scenario(which, f"installed: {tmp}/bin/sage-flags", env=env)
+        return Scenario(which, f"installed: {tmp}/bin/sage-flags (script)", env=env)
     if which == "checkout":
         path = make_path(tmp, {"python3": BASE_PYTHON, "sh": sh, "bash": bash})
         return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", env={"PATH": path})
@@ -108,7 +113,13 @@ def scenarios(tmp: Path, which: str) -> Scenario:
     raise ValueError(which)
 
 
-LAYER_SCENARIOS = ["installed", "installed-after-launcher-on-path", "checkout", "checkout-via-symlinked-launcher"]
+LAYER_SCENARIOS = [
+    "installed",
+    "installed-native",
+    "installed-after-launcher-on-path",
+    "checkout",
+    "checkout-via-symlinked-launcher",
+]
 BASH_SCENARIOS = ["bash", "bash-python-cannot-import", "bash-python-too-old"]
 needs_bash = pytest.mark.skipif(not HAS_BASH_LAYER, reason="the bash layer (parse.sh) is not in the checkout")
 ALL_SCENARIOS = LAYER_SCENARIOS + [pytest.param(s, marks=needs_bash) for s in BASH_SCENARIOS]
