@@ -1,5 +1,6 @@
 # Release artifacts (issue 13): `make dist` writes into $(DIST)/
-#   the native wheel   maturin + zig: cp38-abi3, manylinux2014 (glibc 2.17+), this machine's architecture
+#   the native wheel   maturin + zig: cp38-abi3, manylinux2014 (glibc 2.17+), this machine's architecture; its
+#                      `sage-flags` command is the native executable (crates/sage-flags-cli)
 #   the pure wheel     hatchling (pure-wheel/pyproject.toml): py3-none-any, python/sage_flags without the core
 #   the sdist          maturin sdist: pip builds the native wheel from it where cargo is on PATH
 #   the bundle         tools/build_bundle.py: sage/ plus the pure package, runnable with python3 or bash alone
@@ -21,15 +22,25 @@ PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES)
 
 dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLE)  ## every release artifact into $(DIST)/ (wheels, sdist, bundle)
 wheels: wheel-native wheel-pure  ## both wheels into $(DIST)/
-wheel-native: $(NATIVE_WHEEL)  ## the native wheel (cp38-abi3, manylinux2014) into $(DIST)/
+wheel-native: $(NATIVE_WHEEL)  ## the native wheel (cp38-abi3, manylinux2014, native sage-flags) into $(DIST)/
 wheel-pure: $(PURE_WHEEL)  ## the pure-Python wheel (py3-none-any) into $(DIST)/
 sdist: $(SDIST)  ## the source distribution into $(DIST)/
 bundle: $(BUNDLE)  ## the vendorable sage/ directory (tar.gz) into $(DIST)/
 
-# The venv's bin first on PATH: maturin runs zig as `python3 -m ziglang` (ziglang is pinned in requirements-dev.txt).
-$(NATIVE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES)
+# The native wheel: maturin builds the extension into a staging directory, cargo-zigbuild the native
+# `sage-flags` (crates/sage-flags-cli) against glibc 2.17 too, and tools/wheel_add_executable.py makes it the
+# wheel's `sage-flags` command before the finished wheel moves into $(DIST)/.
+# The venv's bin first on PATH: both run zig as `python3 -m ziglang` (ziglang is pinned in requirements-dev.txt).
+NATIVE_STAGING := build/native-wheel
+MANYLINUX_EXE := target/$(ARCH)-unknown-linux-gnu/release/sage-flags
+$(NATIVE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) tools/wheel_add_executable.py
+	rm -rf $(NATIVE_STAGING)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin build --quiet --release --locked --zig \
-	  --compatibility manylinux2014 --interpreter $(PY) --out $(DIST)
+	  --compatibility manylinux2014 --interpreter $(PY) --out $(NATIVE_STAGING)
+	PATH="$(abspath $(BIN)):$$PATH" cargo zigbuild --quiet --release --locked --package sage-flags-cli \
+	  --target $(ARCH)-unknown-linux-gnu.2.17
+	$(PY) tools/wheel_add_executable.py $(NATIVE_STAGING)/$(notdir $@) $(MANYLINUX_EXE)
+	mkdir -p $(DIST) && mv $(NATIVE_STAGING)/$(notdir $@) $@
 
 # --no-isolation: hatchling comes from the venv (pinned), so the build needs no network.
 $(PURE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) pure-wheel/pyproject.toml pure-wheel/hatch_build.py

@@ -1,6 +1,7 @@
-"""The wheels users get from `make dist`: the manylinux2014 native wheel (maturin + zig) and the pure wheel
-(hatchling). Each is checked as PyPI would (twine, check-wheel-contents, auditwheel), compared with the other,
-installed into a fresh venv, and every vector runs through that venv's `sage-flags`.
+"""The wheels users get from `make dist`: the manylinux2014 native wheel (maturin + zig), whose `sage-flags` is
+the native executable, and the pure wheel (hatchling), whose `sage-flags` is the Python console script. Each is
+checked as PyPI would (twine, check-wheel-contents, auditwheel: the executable is linked for glibc 2.17 too),
+compared with the other, installed into a fresh venv, and every vector runs through that venv's `sage-flags`.
 """
 
 from __future__ import annotations
@@ -96,7 +97,16 @@ def test_both_wheels_carry_the_same_metadata(built: Artifacts) -> None:
     assert native == metadata(built.pure_wheel)
     assert native["Name"] == "sage-flags" and native["Version"] == VERSION
     assert native["body"] == (ROOT / "README.md").read_text(encoding="utf-8").strip()
+
+
+def test_sage_flags_is_the_native_executable_in_one_wheel_and_a_console_script_in_the_other(built: Artifacts) -> None:
     assert "sage-flags = sage_flags.cli:main" in dist_info(built.pure_wheel, "entry_points.txt")
+    with zipfile.ZipFile(built.native_wheel) as archive:
+        names = archive.namelist()
+        assert f"sage_flags-{VERSION}.dist-info/entry_points.txt" not in names  # no console script at all
+        program = archive.getinfo(f"sage_flags-{VERSION}.data/scripts/sage-flags")
+        assert archive.read(program)[:4] == b"\x7fELF" and (program.external_attr >> 16) & 0o777 == 0o755
+    assert [n for n in names if ".data/" in n] == [program.filename]
 
 
 def find_links(tmp_path: Path, *wheels: Path) -> Path:
@@ -114,6 +124,7 @@ def test_pip_prefers_the_native_wheel_and_it_runs_every_vector(built: Artifacts,
     backend, module_file, prefix = probe(bin_dir)
     assert backend == "native"
     assert Path(module_file).is_relative_to(prefix) and Path(prefix).resolve() == (tmp_path / "venv").resolve()
+    assert (bin_dir / "sage-flags").read_bytes()[:4] == b"\x7fELF"  # the native executable (SPEC D27)
     (tmp_path / "cases").mkdir()
     assert not vector_failures(entry("native-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases")
     assert probe(bin_dir, SAGE_FLAGS_BACKEND="python")[0] == "python"

@@ -1,0 +1,117 @@
+"""The native `sage-flags` executable (crates/sage-flags-cli, docs/SPEC.md D27) as users get it.
+
+- from the native wheel: a fresh venv's `sage-flags` is the executable (tests/test_wheels.py runs every vector
+  through it); the subcommands it hands to the Python beside it print what `python -m sage_flags` prints;
+- from `cargo install --path crates/sage-flags-cli` into a temporary root, with no Python beside it: every
+  parse, batch and announce vector, and the handed-over subcommands end with status 3 and one line;
+- the launcher says which kind of installed program it found.
+The parity layer "exe" (parity/layers.py) runs target/release/sage-flags through make parity and make fuzz.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import List
+
+import pytest
+from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, vector_failures
+
+from parity import vectors
+from parity.layers import NATIVE_EXE_COMMANDS, ROOT
+
+ELF = b"\x7fELF"
+LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin/ of a fresh venv with the native wheel installed."""
+    built: Artifacts = artifacts()
+    return fresh_venv(tmp_path_factory.mktemp("native") / "venv", str(built.native_wheel))
+
+
+@pytest.fixture(scope="module")
+def cargo_installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`cargo install` of the crate from this clone into a temporary root; returns the program."""
+    root = tmp_path_factory.mktemp("cargo-root")
+    crate = ROOT / "crates" / "sage-flags-cli"
+    done = subprocess.run(
+        ["cargo", "install", "--quiet", "--locked", "--path", str(crate), "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env=clean_env(CARGO_TARGET_DIR=str(root / "target")),
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    program = root / "bin" / "sage-flags"
+    assert program.read_bytes()[:4] == ELF and not (root / "bin" / "python3").exists()
+    return program
+
+
+def run(argv: List[str], **kwargs: object) -> subprocess.CompletedProcess:
+    """argv in a clean environment (unless ``env`` is given), output captured."""
+    kwargs.setdefault("env", clean_env())
+    return subprocess.run(argv, capture_output=True, timeout=60, **kwargs)  # type: ignore[call-overload]
+
+
+def test_the_wheel_installs_the_native_executable_as_sage_flags(wheel_venv: Path) -> None:
+    assert (wheel_venv / "sage-flags").read_bytes()[:4] == ELF
+    exe = run([str(wheel_venv / "sage-flags"), "--version"])
+    module = run([str(wheel_venv / "python"), "-m", "sage_flags", "--version"])
+    assert (exe.stdout, exe.returncode) == (module.stdout, 0)
+    assert exe.stdout == f"sage-flags {VERSION}\n".encode()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["help"], ["-h"], ["config", "explain", "{config}"], ["config", "explain", "{config}", "--json"]],
+    ids=lambda argv: " ".join(argv),
+)
+def test_handed_over_subcommands_print_what_python_prints(wheel_venv: Path, argv: List[str], tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"quality_locked: True\nautonomous: true\n")
+    args = [a.replace("{config}", str(config)) for a in argv]
+    exe = run([str(wheel_venv / "sage-flags"), *args], cwd=tmp_path)
+    module = run([str(wheel_venv / "python"), "-m", "sage_flags", *args], cwd=tmp_path)
+    assert (exe.stdout, exe.stderr, exe.returncode) == (module.stdout, module.stderr, module.returncode)
+    assert exe.returncode == 0 and exe.stdout
+
+
+def test_python_api_and_module_are_unchanged(wheel_venv: Path) -> None:
+    code = "import sage_flags; r = sage_flags.parse('--autonomous go'); print(sage_flags.BACKEND, r.autonomous, r.goal)"
+    assert run([str(wheel_venv / "python"), "-c", code]).stdout == b"native True go\n"
+    done = run([str(wheel_venv / "python"), "-m", "sage_flags", "parse", "--quality-locked", "x"])
+    assert done.stdout.startswith(b'{"quality_locked": true') and done.returncode == 0
+
+
+def test_handoff_without_sage_flags_beside_it_is_status_3(tmp_path: Path) -> None:
+    """A python3 beside the executable that cannot import sage_flags: one line, status 3."""
+    bin_dir = fresh_venv(tmp_path / "venv")  # python3, and nothing installed
+    shutil.copy(ROOT / "target" / "release" / "sage-flags", bin_dir / "sage-flags")
+    done = run([str(bin_dir / "sage-flags"), "resume", str(tmp_path / "manifest.md"), "go"])
+    assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), done.stderr
+    assert b"has no sage_flags" in done.stderr
+
+
+def test_cargo_install_runs_every_native_vector(cargo_installed: Path, tmp_path: Path) -> None:
+    assert not vector_failures(entry("cargo-install", [str(cargo_installed)], NATIVE_EXE_COMMANDS), tmp_path)
+
+
+@pytest.mark.parametrize("command", ["persist", "resume", "help", "config"])
+def test_cargo_install_without_python_says_so_in_one_line(cargo_installed: Path, command: str, tmp_path: Path) -> None:
+    manifest = tmp_path / "manifest.md"
+    manifest.write_bytes(b"---\nflags:\n  autonomous: true\n---\n")
+    line = vectors.load_all("persist")[0].stdin  # a line persist would accept
+    done = run([str(cargo_installed), command, str(manifest)], input=line)
+    assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), done.stderr
+    assert done.stderr.startswith(b"sage-flags: '%s' needs the sage-flags Python package" % command.encode())
+    assert manifest.read_bytes() == b"---\nflags:\n  autonomous: true\n---\n"
+
+
+def test_launcher_names_the_kind_it_found(wheel_venv: Path, tmp_path: Path) -> None:
+    for bin_dir, kind in ((wheel_venv, "native executable"), (ROOT / ".venv" / "bin", "script")):
+        done = run([str(LAUNCHER), "--which"], env=clean_env(PATH=f"{bin_dir}{os.pathsep}/usr/bin:/bin"))
+        assert done.stdout.decode() == f"installed: {bin_dir}/sage-flags ({kind})\n", done.stderr
