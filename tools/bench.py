@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT / "python"))  # when run outside the venv's editable
 
 from sage_flags import reference  # noqa: E402
 
-from parity.layers import Layer, all_layers  # noqa: E402
+from parity.layers import NATIVE_EXE, Layer, all_layers  # noqa: E402
 
 PYTHON = sys.executable
 BASH = shutil.which("bash") or "/bin/bash"
@@ -59,7 +59,16 @@ EMPTY_MODULE = "sage_flags_bench_empty"
 NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"
 
 # Every layer the project means to have, in table order; parity/layers.py says which exist.
-EXPECTED_LAYERS = ["cli-pure", "cli-native", "module-pure", "module-native", "compat-pure", "compat-native", "bash"]
+EXPECTED_LAYERS = [
+    "cli-pure",
+    "cli-native",
+    "module-pure",
+    "module-native",
+    "compat-pure",
+    "compat-native",
+    "bash",
+    "exe",
+]
 LAYER_COMMANDS = {
     "cli-pure": "sage-flags parse (SAGE_FLAGS_BACKEND=python)",
     "cli-native": "sage-flags parse (SAGE_FLAGS_BACKEND=native)",
@@ -68,6 +77,7 @@ LAYER_COMMANDS = {
     "compat-pure": "cd sage && python -m core.flag_parser parse (python)",
     "compat-native": "cd sage && python -m core.flag_parser parse (native)",
     "bash": "bash sage/core/flag_parser/parse.sh",
+    "exe": "sage-flags parse (the native executable, target/release)",
 }
 # Pure/native pairs compared head to head (target: native within 5% of pure).
 BACKEND_PAIRS = [("cli-pure", "cli-native"), ("module-pure", "module-native"), ("compat-pure", "compat-native")]
@@ -80,6 +90,9 @@ NATIVE_SPEEDUP_TARGET = 10.0  # in-process, typical input
 BIG_FLAGS_LIMIT_S = 1.0  # 128 KiB with 10,000 flags, every layer
 BASH_BATCH_TARGET = 5_000  # records/s
 NATIVE_BATCH_TARGET = 100_000  # records/s
+# The native executable (issue 20): x bare `/bin/true`, and x the Python console script `sage-flags parse`.
+EXE_START_TARGET = 1.5
+EXE_VS_CONSOLE_SCRIPT_TARGET = 0.1
 # A growth at most this many times the linear expectation counts as linear (a quadratic
 # path from 16 KiB to 128 KiB grows 64/8.5 = 7.5 times faster than linear).
 LINEAR_SLACK = 2.0
@@ -413,6 +426,8 @@ class Bench:
         program = layer.commands["parse"][0]
         if Path(program).name == "bash":
             return Command("bash -c :", [BASH, "-c", ":"], cwd=layer.cwd)
+        if program == str(NATIVE_EXE):  # a process that starts and exits: the floor for a native program
+            return Command("/bin/true", ["/bin/true"], cwd=layer.cwd)
         return Command("python -c pass", [PYTHON, "-c", "pass"], cwd=layer.cwd)
 
     def parse_command(self, name: str, arguments: str, config: Optional[Path]) -> Command:
@@ -471,6 +486,22 @@ class Bench:
                 }
                 log("cold start %s/%s %s" % (native, pure, fmt_ratio(pairs["%s/%s" % (native, pure)]["ratio"])))
         self.results["cold_start"] = {"layers": out, "native_vs_pure": pairs, "arguments": TYPICAL}
+        if "exe" in self.layers and "cli-native" in self.layers:
+            # The executable against the interpreter's floor and against the console script it replaces.
+            console = self.parse_command("cli-native", TYPICAL, self.small_config)
+            console.env = {}  # the console script as installed: its default backend
+            commands = [self.parse_command("exe", TYPICAL, self.small_config), console]
+            commands.append(Command("python -c pass", [PYTHON, "-c", "pass"]))
+            exe, script, python = measure_group(commands, self.runs)
+            self.results["cold_start"]["exe"] = {
+                "exe": exe.summary(),
+                "console_script": script.summary(),
+                "python": python.summary(),
+                "ratio_to_console_script": ratio(exe, script),
+                "ratio_to_python": ratio(exe, python),
+                "cpu_ratio_to_console_script": cpu_ratio(exe, script),
+            }
+            log("cold start exe/console script %s" % fmt_ratio(ratio(exe, script)))
 
     # 2. in-process
     def in_process(self) -> None:
@@ -609,7 +640,7 @@ class Bench:
         out = {}
         for name in self.present():
             argv = [str(a) for a in self.layers[name].commands.get("parse", [])]
-            if not argv or Path(argv[0]).name == "bash":
+            if not argv or Path(argv[0]).name == "bash" or argv[0] == str(NATIVE_EXE):
                 continue
             if argv[0] != PYTHON:  # a console script: run its file with the same interpreter
                 argv = [PYTHON, *argv]
@@ -811,6 +842,8 @@ def start_target(name: str, cold_layers: Dict[str, Any]) -> float:
     """The cold-start limit of a layer: bash's for a bash script, the interpreter's otherwise."""
     if name == "bash" or cold_layers.get(name, {}).get("bare_label") == "bash -c :":
         return BASH_START_TARGET
+    if name == "exe":
+        return EXE_START_TARGET
     return PYTHON_START_TARGET
 
 
@@ -876,7 +909,8 @@ def render_targets(results: Dict[str, Any]) -> List[str]:
     cold = results["cold_start"]["layers"]
     for name in results["layers"]:
         limit = start_target(name, cold)
-        what = "1. cold start, %s vs bare %s" % (name, "bash" if limit == BASH_START_TARGET else "python")
+        bare = "/bin/true" if name == "exe" else "bash" if limit == BASH_START_TARGET else "python"
+        what = "1. cold start, %s vs bare %s" % (name, bare)
         if name not in cold:
             rows.append((what, "<= %.2fx" % limit, "not present", "not measured"))
             continue
@@ -892,6 +926,18 @@ def render_targets(results: Dict[str, Any]) -> List[str]:
             "<= %.2fx" % NATIVE_START_TARGET,
             with_cpu(value, pair.get("cpu_ratio"), NATIVE_START_TARGET) if pair else "native not present",
             ratio_verdict(value, NATIVE_START_TARGET),
+        )
+    )
+    exe = results["cold_start"].get("exe")
+    value = exe["ratio_to_console_script"] if exe else None
+    rows.append(
+        (
+            "1. cold start, native executable vs the Python console script",
+            "<= %.2fx" % EXE_VS_CONSOLE_SCRIPT_TARGET,
+            "%s; vs python -c pass %s" % (fmt_ratio(value), fmt_ratio(exe["ratio_to_python"]))
+            if exe
+            else "not present",
+            ratio_verdict(value, EXE_VS_CONSOLE_SCRIPT_TARGET),
         )
     )
     typical = results["in_process"]["parse_to_json"]["typical"]
@@ -954,7 +1000,7 @@ def render_targets(results: Dict[str, Any]) -> List[str]:
             )
         )
     batch = results["batch"]
-    for name, limit in (("bash", BASH_BATCH_TARGET), ("cli-native", NATIVE_BATCH_TARGET)):
+    for name, limit in (("bash", BASH_BATCH_TARGET), ("cli-native", NATIVE_BATCH_TARGET), ("exe", NATIVE_BATCH_TARGET)):
         row = batch.get(name)
         value = row.get("records_per_s") if row else None
         if row is None:
@@ -1026,6 +1072,28 @@ def render_cold_start(results: Dict[str, Any]) -> List[str]:
                 )
                 if "python_m_empty" in row
                 else "",
+            )
+        )
+    exe = cold.get("exe")
+    if exe:
+        lines += [
+            "",
+            "The native executable against `python -c pass` and the Python console script (native backend),"
+            " interleaved in one run:",
+            "",
+        ]
+        lines += [
+            "| executable ms | console script ms | python -c pass ms | exe / console script | exe / python |",
+            "|---|---|---|---|---|",
+        ]
+        lines.append(
+            "| %s | %s | %s | %s | %s |"
+            % (
+                fmt_time(exe["exe"]),
+                fmt_time(exe["console_script"]),
+                fmt_time(exe["python"]),
+                fmt_ratio(exe["ratio_to_console_script"]),
+                fmt_ratio(exe["ratio_to_python"]),
             )
         )
     lines += ["", "Native against pure, head to head (target for `sage-flags parse`: within 5%):", ""]
@@ -1157,7 +1225,7 @@ def render_batch(results: Dict[str, Any]) -> List[str]:
         "|---|---|---|---|---|---|---|",
     ]
     batch = results["batch"]
-    targets = {"bash": BASH_BATCH_TARGET, "cli-native": NATIVE_BATCH_TARGET}
+    targets = {"bash": BASH_BATCH_TARGET, "cli-native": NATIVE_BATCH_TARGET, "exe": NATIVE_BATCH_TARGET}
     for name in results["layers"]:
         if name not in batch:
             lines.append("| %s | not present | | | | | |" % name)
