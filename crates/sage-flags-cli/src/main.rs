@@ -1,6 +1,6 @@
 //! `sage-flags`, native: argv as bytes into `sage_flags_core::cli::program`, its exit status out.
 //! The subcommands only the Python package has are handed to the Python beside this executable
-//! (docs/SPEC.md D26).
+//! (docs/SPEC.md D27).
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
