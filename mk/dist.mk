@@ -1,6 +1,6 @@
 # Release artifacts (issue 13): `make dist` writes into $(DIST)/
 #   the native wheel   maturin + zig: cp38-abi3, manylinux2014 (glibc 2.17+), this machine's architecture; its
-#                      `sage-flags` command is the native executable (crates/sage-flags-cli)
+#                      `sage-flags` command is the native executable (mk/cli.mk)
 #   the pure wheel     hatchling (pure-wheel/pyproject.toml): py3-none-any, python/sage_flags without the core
 #   the sdist          maturin sdist: pip builds the native wheel from it where cargo is on PATH
 #   the bundle         tools/build_bundle.py: sage/ plus the pure package, runnable with python3 or bash alone
@@ -12,7 +12,6 @@ TEST_TARGETS += dist wheelhouse
 DIST ?= dist
 
 VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
-ARCH := $(shell uname -m)
 NATIVE_WHEEL := $(DIST)/sage_flags-$(VERSION)-cp38-abi3-manylinux2014_$(ARCH).manylinux_2_17_$(ARCH).whl
 PURE_WHEEL := $(DIST)/sage_flags-$(VERSION)-py3-none-any.whl
 SDIST := $(DIST)/sage_flags-$(VERSION).tar.gz
@@ -27,19 +26,15 @@ wheel-pure: $(PURE_WHEEL)  ## the pure-Python wheel (py3-none-any) into $(DIST)/
 sdist: $(SDIST)  ## the source distribution into $(DIST)/
 bundle: $(BUNDLE)  ## the vendorable sage/ directory (tar.gz) into $(DIST)/
 
-# The native wheel: maturin builds the extension into a staging directory, cargo-zigbuild the native
-# `sage-flags` (crates/sage-flags-cli) against glibc 2.17 too, and tools/wheel_add_executable.py makes it the
-# wheel's `sage-flags` command before the finished wheel moves into $(DIST)/.
-# The venv's bin first on PATH: both run zig as `python3 -m ziglang` (ziglang is pinned in requirements-dev.txt).
+# The native wheel: maturin builds the extension into a staging directory, tools/wheel_add_executable.py makes
+# the native executable (mk/cli.mk) its `sage-flags` command, and the finished wheel moves into $(DIST)/.
+# The venv's bin first on PATH: maturin runs zig as `python3 -m ziglang` (ziglang is pinned in requirements-dev.txt).
 NATIVE_STAGING := build/native-wheel
-MANYLINUX_EXE := target/$(ARCH)-unknown-linux-gnu/release/sage-flags
-$(NATIVE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) tools/wheel_add_executable.py
+$(NATIVE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) $(NATIVE_EXE) tools/wheel_add_executable.py
 	rm -rf $(NATIVE_STAGING)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/maturin build --quiet --release --locked --zig \
 	  --compatibility manylinux2014 --interpreter $(PY) --out $(NATIVE_STAGING)
-	PATH="$(abspath $(BIN)):$$PATH" cargo zigbuild --quiet --release --locked --package sage-flags-cli \
-	  --target $(ARCH)-unknown-linux-gnu.2.17
-	$(PY) tools/wheel_add_executable.py $(NATIVE_STAGING)/$(notdir $@) $(MANYLINUX_EXE)
+	$(PY) tools/wheel_add_executable.py $(NATIVE_STAGING)/$(notdir $@) $(NATIVE_EXE)
 	mkdir -p $(DIST) && mv $(NATIVE_STAGING)/$(notdir $@) $@
 
 # --no-isolation: hatchling comes from the venv (pinned), so the build needs no network.

@@ -19,8 +19,8 @@ SAGE_DIR = ROOT / "sage"
 FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
 PYTHON = sys.executable
 SAGE_FLAGS = str(Path(PYTHON).parent / "sage-flags")
-# The native executable (crates/sage-flags-cli), as `make setup` builds it for this machine.
-NATIVE_EXE = ROOT / "target" / "release" / "sage-flags"
+# The native executable (crates/sage-flags-cli), as `make setup` builds it for this machine (mk/cli.mk).
+NATIVE_EXE = ROOT / "target" / "native" / "sage-flags"
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ COMMANDS = ("parse", "batch", "announce", "persist", "resume")
 # `python -m core.flag_parser` is the drop-in for workflows: they call parse and announce through it.
 COMPAT_COMMANDS = ("parse", "announce")
 # What the native executable runs itself; it hands persist and resume to the Python beside it (SPEC D27),
-# which target/release/ does not have.
+# which target/native/ does not have.
 NATIVE_EXE_COMMANDS = ("parse", "batch", "announce")
 
 

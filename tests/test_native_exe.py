@@ -5,7 +5,7 @@
 - from `cargo install --path crates/sage-flags-cli` into a temporary root, with no Python beside it: every
   parse, batch and announce vector, and the handed-over subcommands end with status 3 and one line;
 - the launcher says which kind of installed program it found.
-The parity layer "exe" (parity/layers.py) runs target/release/sage-flags through make parity and make fuzz.
+The parity layer "exe" (parity/layers.py) runs the same build (mk/cli.mk) through make parity and make fuzz.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, vector_failures
 
 from parity import vectors
-from parity.layers import NATIVE_EXE_COMMANDS, ROOT
+from parity.layers import NATIVE_EXE, NATIVE_EXE_COMMANDS, ROOT
 
 ELF = b"\x7fELF"
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
@@ -90,7 +90,7 @@ def test_python_api_and_module_are_unchanged(wheel_venv: Path) -> None:
 def test_handoff_without_sage_flags_beside_it_is_status_3(tmp_path: Path) -> None:
     """A python3 beside the executable that cannot import sage_flags: one line, status 3."""
     bin_dir = fresh_venv(tmp_path / "venv")  # python3, and nothing installed
-    shutil.copy(ROOT / "target" / "release" / "sage-flags", bin_dir / "sage-flags")
+    shutil.copy(NATIVE_EXE, bin_dir / "sage-flags")
     done = run([str(bin_dir / "sage-flags"), "resume", str(tmp_path / "manifest.md"), "go"])
     assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), done.stderr
     assert b"has no sage_flags" in done.stderr

@@ -1,6 +1,6 @@
 """The wheels users get from `make dist`: the manylinux2014 native wheel (maturin + zig), whose `sage-flags` is
 the native executable, and the pure wheel (hatchling), whose `sage-flags` is the Python console script. Each is
-checked as PyPI would (twine, check-wheel-contents, auditwheel: the executable is linked for glibc 2.17 too),
+checked as PyPI would (twine, check-wheel-contents, auditwheel, which checks the executable too),
 compared with the other, installed into a fresh venv, and every vector runs through that venv's `sage-flags`.
 """
 

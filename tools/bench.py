@@ -77,7 +77,7 @@ LAYER_COMMANDS = {
     "compat-pure": "cd sage && python -m core.flag_parser parse (python)",
     "compat-native": "cd sage && python -m core.flag_parser parse (native)",
     "bash": "bash sage/core/flag_parser/parse.sh",
-    "exe": "sage-flags parse (the native executable, target/release)",
+    "exe": "sage-flags parse (the native executable, target/native)",
 }
 # Pure/native pairs compared head to head (target: native within 5% of pure).
 BACKEND_PAIRS = [("cli-pure", "cli-native"), ("module-pure", "module-native"), ("compat-pure", "compat-native")]
