@@ -43,9 +43,11 @@ def add_executable(wheel: Path, executable: Path) -> None:
     with tempfile.TemporaryDirectory(dir=wheel.parent) as work:
         unpacked, packed = Path(work) / "unpacked", Path(work) / "packed"
         wheel_cli = [sys.executable, "-m", "wheel"]
-        subprocess.run(
-            [*wheel_cli, "unpack", "--dest", str(unpacked), str(wheel)], check=True, stdout=subprocess.DEVNULL
-        )
+        # Every entry gets maturin's time (1980-01-01) unless SOURCE_DATE_EPOCH says otherwise: same inputs,
+        # same wheel.
+        env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "315532800"))
+        quiet = {"check": True, "stdout": subprocess.DEVNULL, "env": env}
+        subprocess.run([*wheel_cli, "unpack", "--dest", str(unpacked), str(wheel)], **quiet)
         (root,) = unpacked.iterdir()
         (dist_info,) = root.glob("*.dist-info")
         entry_points = dist_info / "entry_points.txt"
@@ -60,9 +62,7 @@ def add_executable(wheel: Path, executable: Path) -> None:
         shutil.copyfile(executable, target)
         os.chmod(target, 0o755)
         packed.mkdir()
-        subprocess.run(
-            [*wheel_cli, "pack", "--dest-dir", str(packed), str(root)], check=True, stdout=subprocess.DEVNULL
-        )
+        subprocess.run([*wheel_cli, "pack", "--dest-dir", str(packed), str(root)], **quiet)
         (result,) = packed.iterdir()
         if result.name != wheel.name:
             raise SystemExit("wheel_add_executable: wheel pack wrote %s, not %s" % (result.name, wheel.name))
