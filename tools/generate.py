@@ -59,6 +59,21 @@ def e1_message(modes: Modes) -> str:
     return f"Unknown flag '{{token}}'. Supported flags: {supported_flags(modes)}."
 
 
+def suggestion_forms(modes: Modes) -> List[str]:
+    """S1: every flag form without its leading `--`, in vocabulary order."""
+    return [form for _, name in modes for form in (name, "no-" + name)]
+
+
+def max_edits(form: str) -> int:
+    """S4: how far a token may be from ``form`` and still be near it."""
+    return len(form) // 3
+
+
+def suggest_limit(modes: Modes) -> int:
+    """S7: the longest token part (code points) that can be near some form."""
+    return max(len(form) + max_edits(form) for form in suggestion_forms(modes))
+
+
 def python_vocab(modes: Modes) -> str:
     rows = "".join(f"    ({key!r}, {name!r}),\n" for key, name in modes).replace("'", '"')
     return (
@@ -66,6 +81,8 @@ def python_vocab(modes: Modes) -> str:
         "# (mode key, dashed flag name), in contract order.\n"
         f"MODES = (\n{rows})\n"
         f'SUPPORTED_FLAGS = "{supported_flags(modes)}"\n'
+        "# docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
+        f"SUGGEST_LIMIT = {suggest_limit(modes)}\n"
     )
 
 
@@ -78,6 +95,8 @@ def rust_vocab(modes: Modes) -> str:
         f"pub const MODES: [(&str, &str); {len(modes)}] = [\n{rows}];\n"
         "/// The list in the E1 message.\n"
         f'pub const SUPPORTED_FLAGS: &str = "{supported_flags(modes)}";\n'
+        "/// docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
+        f"pub const SUGGEST_LIMIT: usize = {suggest_limit(modes)};\n"
     )
 
 
@@ -89,6 +108,7 @@ def bash_vocabulary(modes: Modes) -> str:
         f"SAGE_FLAGS_MODE_KEYS=({keys})\n"
         f"SAGE_FLAGS_MODE_NAMES=({names})\n"
         f"SAGE_FLAGS_SUPPORTED='{supported_flags(modes)}'\n"
+        f"SAGE_FLAGS_SUGGEST_LIMIT={suggest_limit(modes)} # docs/SPEC.md S7\n"
     )
 
 
@@ -107,6 +127,18 @@ def e1_block(modes: Modes) -> str:
     return f"  `{e1_message(modes)}`\n"
 
 
+def suggestion_table(modes: Modes) -> str:
+    lines = [
+        f"<!-- {HEADER} -->",
+        "",
+        "| flag form | near a token at most this many edits away |",
+        "|---|---|",
+    ]
+    lines += [f"| `--{form}` | {max_edits(form)} |" for form in suggestion_forms(modes)]
+    lines += ["", f"A token part longer than {suggest_limit(modes)} characters is near no form."]
+    return "\n".join(lines) + "\n"
+
+
 WHOLE_FILES: Dict[str, Callable[[Modes], str]] = {
     "python/sage_flags/_vocab.py": python_vocab,
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
@@ -114,6 +146,7 @@ WHOLE_FILES: Dict[str, Callable[[Modes], str]] = {
 BLOCKS: Dict[str, Callable[[Modes], str]] = {
     "flag-table": flag_table,
     "e1-message": e1_block,
+    "suggestion-table": suggestion_table,
     "bash-vocabulary": bash_vocabulary,
 }
 

@@ -6,3 +6,5 @@ MODES = (
     ("autonomous", "autonomous"),
 )
 SUPPORTED_FLAGS = "--quality-locked, --autonomous"
+# docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.
+SUGGEST_LIMIT = 22

@@ -8,3 +8,5 @@ pub const MODES: [(&str, &str); 2] = [
 ];
 /// The list in the E1 message.
 pub const SUPPORTED_FLAGS: &str = "--quality-locked, --autonomous";
+/// docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.
+pub const SUGGEST_LIMIT: usize = 22;
