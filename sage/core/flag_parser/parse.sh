@@ -43,6 +43,7 @@ fi
 SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous)
 SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous)
 SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
+SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
 # END GENERATED: bash-vocabulary
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
