@@ -9,7 +9,7 @@ comments cite its rule numbers (C1..C22, E1..E4).
 import os
 import stat
 
-from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+from sage_flags._vocab import MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
@@ -33,6 +33,7 @@ for _key, _name in MODES:
 _NAME_OF = dict(MODES)
 
 E1 = "Unknown flag '{token}'. Supported flags: " + SUPPORTED_FLAGS + "."
+E1_SUGGESTION = " Did you mean '--{form}'?"
 E2 = "Flag '{flag}' takes no value (got '{token}')."
 E3 = "Conflicting flags for {key}: both --{name} and --no-{name} passed."
 E4 = "Arguments are not valid UTF-8."
@@ -118,6 +119,54 @@ class ParseResult:
         return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in self._fields) + "}"
 
 
+# docs/SPEC.md S1-S7: the suggestion in E1.
+_FORMS = tuple(form for _, name in MODES for form in (name, "no-" + name))
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def osa_distance(a: str, b: str, most: int) -> int:
+    """S3: the optimal string alignment distance of ``a`` and ``b``, or ``most + 1`` when it exceeds ``most``."""
+    if abs(len(a) - len(b)) > most:  # S7: each length difference costs an edit
+        return most + 1
+    before = None
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i]
+        for j in range(1, len(b) + 1):
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                value = min(value, before[j - 2] + 1)  # type: ignore[index]
+            current.append(value)
+        if min(current) > most:  # a row's minimum never decreases: no way back under the bound
+            return most + 1
+        before, previous = previous, current
+    return min(previous[-1], most + 1)
+
+
+def nearest(word: str, candidates: "Tuple[str, ...]") -> "Optional[str]":
+    """S4-S5: the candidate near ``word`` (ASCII letters lowered, S2) at the smallest distance, None on a tie."""
+    word = word.translate(_ASCII_LOWER)
+    best, best_distance, tied = None, 0, False
+    for candidate in candidates:
+        most = len(candidate) // 3  # S4
+        distance = osa_distance(word, candidate, most)
+        if distance > most:
+            continue
+        if best is None or distance < best_distance:
+            best, best_distance, tied = candidate, distance, False
+        elif distance == best_distance:
+            tied = True
+    return None if tied else best
+
+
+def unknown_flag(token: str) -> str:
+    """E1 for ``token``, with S6's suggestion when a flag form is near it."""
+    part = token.partition("=")[0][2:]  # S2
+    form = nearest(part, _FORMS) if len(part) <= SUGGEST_LIMIT else None  # S7: longer is near no form
+    message = E1.format(token=token)
+    return message if form is None else message + E1_SUGGESTION.format(form=form)
+
+
 def _error(message: str) -> "ParseResult":
     # C18: on error every mode is false, every source null, the goal empty.
     return ParseResult({}, {}, "", message)
@@ -153,7 +202,7 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             equals = token.find("=")
             if equals >= 0 and token[:equals] in _FLAG_TABLE:
                 return _error(E2.format(flag=token[:equals], token=token))
-            return _error(E1.format(token=token))
+            return _error(unknown_flag(token))
         key, value = flag
         if flags.get(key, value) != value:  # C7: the opposite flag of one mode
             return _error(E3.format(key=key, name=_NAME_OF[key]))

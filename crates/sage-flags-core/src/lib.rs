@@ -10,6 +10,7 @@
 
 pub mod cli;
 mod config;
+pub mod suggest;
 pub mod vocab;
 
 pub use config::{load_defaults, parse_defaults};
@@ -228,7 +229,11 @@ fn lookup_flag(token: &str) -> Option<(usize, bool)> {
 }
 
 fn unknown_flag(token: &str) -> String {
-    format!("Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.")
+    let message = format!("Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.");
+    match suggest::suggestion(token) {
+        Some(flag) => format!("{message} Did you mean '{flag}'?"), // S6
+        None => message,
+    }
 }
 
 fn flag_with_value(flag: &str, token: &str) -> String {
@@ -403,7 +408,10 @@ mod tests {
         assert_eq!(result.goal, "--quality-locked  x");
         assert_eq!(result.modes, [false, true]);
         assert_eq!(parse("--", &Defaults::NONE).goal, "");
-        assert_eq!(parse("---", &Defaults::NONE).error.unwrap(), unknown_flag("---"));
+        assert_eq!(
+            parse("---", &Defaults::NONE).error.unwrap(),
+            "Unknown flag '---'. Supported flags: --quality-locked, --autonomous."
+        );
     }
 
     #[test]

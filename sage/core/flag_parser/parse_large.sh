@@ -57,7 +57,120 @@ sage_flags__not_a_flag() {
             fi
         done
     fi
-    sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED."
+    sage_flags__suggest "$tok"
+    sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED.${SAGE_FLAGS__SUGGESTION:+ Did you mean '$SAGE_FLAGS__SUGGESTION'?}"
+}
+
+SAGE_FLAGS__UPPER=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+SAGE_FLAGS__LOWER=abcdefghijklmnopqrstuvwxyz
+
+# E1's suggestion for TOKEN (docs/SPEC.md S1-S7) in SAGE_FLAGS__SUGGESTION:
+# `--` and the nearest flag form, or empty. The part before `=` is split into
+# code points (SAGE_FLAGS__UNITS, ASCII letters lowered) only when it is short
+# enough to be near a form (S7), so the cost is bounded whatever TOKEN's length.
+sage_flags__suggest() {
+    local part=${1%%=*} c i j n count=0 form best='' best_distance=0 tied=0 most prefix upper
+    SAGE_FLAGS__SUGGESTION=
+    part=${part#--}
+    n=${#part}
+    if ((n > 4 * SAGE_FLAGS_SUGGEST_LIMIT)); then # bytes: a code point is at most 4
+        return 0
+    fi
+    SAGE_FLAGS__UNITS=()
+    for ((i = 0; i < n; i++)); do
+        c=${part:i:1}
+        case $c in
+            [$'\x80'-$'\xbf']) # a continuation byte: part of the code point before it
+                SAGE_FLAGS__UNITS[count - 1]+=$c
+                continue
+                ;;
+            [A-Z])
+                upper=${SAGE_FLAGS__UPPER%%"$c"*}
+                c=${SAGE_FLAGS__LOWER:${#upper}:1}
+                ;;
+        esac
+        SAGE_FLAGS__UNITS[count]=$c
+        count=$((count + 1))
+    done
+    if ((count > SAGE_FLAGS_SUGGEST_LIMIT)); then
+        return 0
+    fi
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_NAMES[@]}; j++)); do
+        for prefix in '' no-; do
+            form=$prefix${SAGE_FLAGS_MODE_NAMES[j]}
+            most=$((${#form} / 3)) # S4
+            sage_flags__osa_distance "$form" "$count" "$most"
+            if ((SAGE_FLAGS__DISTANCE > most)); then
+                continue
+            fi
+            if [[ -z $best ]] || ((SAGE_FLAGS__DISTANCE < best_distance)); then
+                best=$form
+                best_distance=$SAGE_FLAGS__DISTANCE
+                tied=0
+            elif ((SAGE_FLAGS__DISTANCE == best_distance)); then
+                tied=1 # S5: a tie suggests nothing
+            fi
+        done
+    done
+    if [[ -n $best ]] && ((!tied)); then
+        SAGE_FLAGS__SUGGESTION=--$best
+    fi
+    return 0
+}
+
+# S3: the optimal string alignment distance between the COUNT code points in
+# SAGE_FLAGS__UNITS and FORM (ASCII), or MOST + 1 when it exceeds MOST, in
+# SAGE_FLAGS__DISTANCE. Three rows of the usual table: before, previous, current.
+sage_flags__osa_distance() {
+    local form=$1 n=$2 most=$3 m=${#1} i j a b value other low
+    local -a before previous current
+    SAGE_FLAGS__DISTANCE=$((most + 1))
+    if ((n - m > most || m - n > most)); then # S7: each length difference costs an edit
+        return 0
+    fi
+    for ((j = 0; j <= m; j++)); do
+        previous[j]=$j
+    done
+    before=(${previous[@]+"${previous[@]}"})
+    for ((i = 1; i <= n; i++)); do
+        a=${SAGE_FLAGS__UNITS[i - 1]}
+        current=("$i")
+        low=$i
+        for ((j = 1; j <= m; j++)); do
+            b=${form:j-1:1}
+            value=$((previous[j] + 1))
+            other=$((current[j - 1] + 1))
+            if ((other < value)); then
+                value=$other
+            fi
+            other=$((previous[j - 1] + 1))
+            if [[ $a == "$b" ]]; then
+                other=${previous[j - 1]}
+            fi
+            if ((other < value)); then
+                value=$other
+            fi
+            if ((i > 1 && j > 1)) && [[ $a == "${form:j-2:1}" && ${SAGE_FLAGS__UNITS[i - 2]} == "$b" ]]; then
+                other=$((before[j - 2] + 1)) # a transposition
+                if ((other < value)); then
+                    value=$other
+                fi
+            fi
+            current[j]=$value
+            if ((value < low)); then
+                low=$value
+            fi
+        done
+        if ((low > most)); then # a row's minimum never decreases
+            return 0
+        fi
+        before=(${previous[@]+"${previous[@]}"})
+        previous=(${current[@]+"${current[@]}"})
+    done
+    if ((previous[m] <= most)); then
+        SAGE_FLAGS__DISTANCE=${previous[m]}
+    fi
+    return 0
 }
 
 # C13-C14 for a long config text (sage_flags_load_defaults sets every mode to
