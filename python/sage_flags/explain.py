@@ -21,7 +21,7 @@ import stat
 from sage_flags._vocab import MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
-from sage_flags.reference import read_all
+from sage_flags.reference import nearest, read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,31 +46,22 @@ def _finding(code: str, message: str) -> "Finding":
     return {"code": code, "message": _show(message)}  # messages quote the file's text
 
 
-def _distance(a: str, b: str) -> int:
-    """Levenshtein distance (the keys are short)."""
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
-
-
 def _closest_mode(key: str) -> "Optional[Tuple[str, bool]]":
-    """(mode key, exact after normalising case and separators) for a key that looks like a mode, else None."""
+    """(mode key, exact after normalising case and separators) for a key that looks like a mode, else None.
+
+    A near-miss key is one E1's suggestion rule (docs/SPEC.md S2-S5, ``reference.nearest``) finds near
+    a mode key, or a longer key that holds one (``quality_locked_default``).
+    """
     normal = key.strip().lower().replace("-", "_").replace(" ", "_")
+    keys = tuple(mode for mode, _ in MODES)
+    if normal in keys:
+        return normal, True
+    near = nearest(key.strip(), keys)
+    if near is not None:
+        return near, False
     compact = normal.replace("_", "")
-    best = None
-    for mode, _ in MODES:
-        if normal == mode:
-            return mode, True
-        target = mode.replace("_", "")
-        distance = _distance(compact, target)
-        if target in compact or distance <= max(1, len(target) // 3):  # autonomy, qualitylock, quality_locke
-            if best is None or distance < best[1]:
-                best = (mode, distance)
-    return (best[0], False) if best else None
+    holding = [mode for mode in keys if mode.replace("_", "") in compact]
+    return (holding[0], False) if len(holding) == 1 else None
 
 
 class _Line:
@@ -153,12 +144,12 @@ def _examine_segment(segment: str) -> "Optional[Tuple[str, List[Finding]]]":
     if match.group("quote"):
         reasons.append(_finding("quoted-key", "quoted key: write it bare, `%s`" % mode))
     if not exact:
-        reasons.append(_finding("near-miss-key", "near-miss key name `%s`: the key is `%s`" % (key, mode)))
+        reasons.append(_finding("near-miss-key", "near-miss key name `%s`: did you mean `%s`?" % (key, mode)))
     elif key != mode:
         if key.lower() != key:
-            reasons.append(_finding("key-case", "key `%s` is not lowercase: the key is `%s`" % (key, mode)))
+            reasons.append(_finding("key-case", "key `%s` is not lowercase: did you mean `%s`?" % (key, mode)))
         if "-" in key or " " in key:
-            reasons.append(_finding("key-separator", "key `%s` uses `-` or spaces: the key is `%s`" % (key, mode)))
+            reasons.append(_finding("key-separator", "key `%s` uses `-` or spaces: did you mean `%s`?" % (key, mode)))
     if match.group("before"):
         reasons.append(_finding("space-before-colon", "space before the `%s`" % match.group("sep")))
     if match.group("sep") == "=":
