@@ -330,11 +330,53 @@ def goal_piece(c) -> bytes:
     return c.pick(_GOAL_TABLES[kind]).encode("utf-8")
 
 
-_TOKEN_KINDS = weights((10, "flag"), (2, "marker"), (4, "near"), (2, "value"), (2, "glued"), (2, "dashes"))
+# Characters a typo inserts or substitutes: letters of either case, the separators people confuse, a digit, and
+# non-ASCII code points of 2, 3 and 4 bytes (E1's suggestion counts code points, docs/SPEC.md S2).
+TYPO_CHARACTERS: Tuple[str, ...] = (
+    *"abcdefghijklmnopqrstuvwxyzAQLU",
+    "-",
+    "_",
+    "=",
+    "1",
+    "\u00e4",
+    "\u0131",
+    "\u2013",
+    "\U0001f680",
+)
+_EDITS = weights((3, "insert"), (3, "delete"), (3, "substitute"), (3, "swap"), (2, "case"))
+
+
+def typo(c) -> str:
+    """A near miss of a flag form made on purpose (E1's suggestion, S1-S7): 1 to 6 random edits of one
+    form (insert, delete, substitute, swap neighbours, change case), sometimes with `=VALUE` after it. Few edits
+    give a suggestion, more give none, some land on a tie or on another flag."""
+    text = list(c.pick(FLAGS)[2:])
+    for _ in range(1 + c.below(c.pick((1, 2, 3, 6)))):
+        at = c.below(len(text) + 1)
+        edit = c.pick(_EDITS)
+        if edit == "insert" or not text:
+            text.insert(at, c.pick(TYPO_CHARACTERS))
+            continue
+        at = min(at, len(text) - 1)
+        if edit == "delete":
+            del text[at]
+        elif edit == "substitute":
+            text[at] = c.pick(TYPO_CHARACTERS)
+        elif edit == "swap" and at + 1 < len(text):
+            text[at], text[at + 1] = text[at + 1], text[at]
+        else:
+            text[at] = text[at].swapcase()
+    token = "--" + "".join(text)
+    if c.chance(15):
+        token += "=" + (c.pick(WORDS) if c.chance(50) else free_text(c))
+    return token
+
+
+_TOKEN_KINDS = weights((10, "flag"), (2, "marker"), (4, "near"), (4, "typo"), (2, "value"), (2, "glued"), (2, "dashes"))
 
 
 def token(c) -> bytes:
-    """A token at the front (C7): a flag, the marker, a near miss, FLAG=VALUE, a flag glued to a lookalike."""
+    """A token at the front (C7): a flag, the marker, a near miss, a typo, FLAG=VALUE, a flag glued to a lookalike."""
     kind = c.pick(_TOKEN_KINDS)
     if kind == "flag":
         text = c.pick(FLAGS)
@@ -342,6 +384,8 @@ def token(c) -> bytes:
         text = "--"
     elif kind == "near":
         text = c.pick(NEAR_MISSES)
+    elif kind == "typo":
+        text = typo(c)
     elif kind == "value":
         text = c.pick(FLAGS) + "=" + (c.pick(WORDS) if c.chance(50) else free_text(c))
     elif kind == "glued":

@@ -155,6 +155,27 @@ def test_bulk_records_cover_every_piece() -> None:
     assert b"" in records
 
 
+def test_typos_reach_every_outcome_of_the_suggestion_rule() -> None:
+    """The typo generator makes near misses that get a suggestion (of every form), and ones that get none."""
+    import random
+
+    c = gen.RandomChooser(random.Random(11))
+    suggested, plain = set(), 0
+    for _ in range(4000):
+        token = gen.typo(c)
+        assert token.startswith("--")
+        part = token.partition("=")[0][2:]
+        form = reference.nearest(part, reference._FORMS) if len(part) <= reference.SUGGEST_LIMIT else None
+        error = reference.parse(token).error or ""
+        if form is not None and error.startswith("Unknown flag"):
+            suggested.add(form)
+            assert error.endswith("Did you mean '--%s'?" % form)
+        elif error.startswith("Unknown flag"):
+            plain += 1
+    assert suggested == set(f[2:] for f in gen.FLAGS)
+    assert plain > 100
+
+
 def test_argv_and_config_generators_reach_every_form() -> None:
     import random
 
