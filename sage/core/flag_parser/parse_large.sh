@@ -61,35 +61,31 @@ sage_flags__not_a_flag() {
     sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED.${SAGE_FLAGS__SUGGESTION:+ Did you mean '$SAGE_FLAGS__SUGGESTION'?}"
 }
 
-SAGE_FLAGS__UPPER=ABCDEFGHIJKLMNOPQRSTUVWXYZ
-SAGE_FLAGS__LOWER=abcdefghijklmnopqrstuvwxyz
-
 # E1's suggestion for TOKEN (docs/SPEC.md S1-S7) in SAGE_FLAGS__SUGGESTION:
-# `--` and the nearest flag form, or empty. The part before `=` is split into
-# code points (SAGE_FLAGS__UNITS, ASCII letters lowered) only when it is short
-# enough to be near a form (S7), so the cost is bounded whatever TOKEN's length.
+# `--` and the nearest flag form, or empty. The part before `=` becomes numbers,
+# one per code point (ASCII letters lowered; any non-ASCII code point is 256, as
+# forms are ASCII), only when it is short enough to be near a form (S7): the
+# cost is bounded whatever TOKEN's length.
 sage_flags__suggest() {
-    local part=${1%%=*} c i j n count=0 form best='' best_distance=0 tied=0 most prefix upper
+    local part=${1%%=*} c i j n count=0 form best='' best_distance=0 tied=0 most prefix code
     SAGE_FLAGS__SUGGESTION=
     part=${part#--}
     n=${#part}
     if ((n > 4 * SAGE_FLAGS_SUGGEST_LIMIT)); then # bytes: a code point is at most 4
         return 0
     fi
-    SAGE_FLAGS__UNITS=()
+    SAGE_FLAGS__UNIT_CODES=()
     for ((i = 0; i < n; i++)); do
         c=${part:i:1}
         case $c in
-            [$'\x80'-$'\xbf']) # a continuation byte: part of the code point before it
-                SAGE_FLAGS__UNITS[count - 1]+=$c
-                continue
-                ;;
-            [A-Z])
-                upper=${SAGE_FLAGS__UPPER%%"$c"*}
-                c=${SAGE_FLAGS__LOWER:${#upper}:1}
-                ;;
+            [$'\x80'-$'\xbf']) continue ;; # a continuation byte: part of the code point before it
+            [$'\xc0'-$'\xff']) code=256 ;;
+            *) printf -v code '%d' "'$c" ;;
         esac
-        SAGE_FLAGS__UNITS[count]=$c
+        if ((code >= 65 && code <= 90)); then
+            code=$((code + 32))
+        fi
+        SAGE_FLAGS__UNIT_CODES[count]=$code
         count=$((count + 1))
     done
     if ((count > SAGE_FLAGS_SUGGEST_LIMIT)); then
@@ -119,57 +115,55 @@ sage_flags__suggest() {
 }
 
 # S3: the optimal string alignment distance between the COUNT code points in
-# SAGE_FLAGS__UNITS and FORM (ASCII), or MOST + 1 when it exceeds MOST, in
-# SAGE_FLAGS__DISTANCE. Three rows of the usual table: before, previous, current.
+# SAGE_FLAGS__UNIT_CODES and FORM (ASCII), or MOST + 1 when it exceeds MOST,
+# in SAGE_FLAGS__DISTANCE. Three rows of the usual table (before, previous,
+# current), each cell clamped to MOST + 1 ("far"); only the band of cells at
+# most MOST away from the diagonal is computed (a cell off it is far). Rows
+# and the form's codes are stored one place right: bash 3.2 evaluates every
+# subscript of an expression, branch taken or not, and a negative one is an error.
 sage_flags__osa_distance() {
-    local form=$1 n=$2 most=$3 m=${#1} i j a b value other low
-    local -a before previous current
-    SAGE_FLAGS__DISTANCE=$((most + 1))
+    local form=$1 n=$2 most=$3 m=${#1} i j lo hi unit last=-1 value other low code far=$(($3 + 1))
+    local -a before previous current codes row_of_far
+    SAGE_FLAGS__DISTANCE=$far
     if ((n - m > most || m - n > most)); then # S7: each length difference costs an edit
         return 0
     fi
-    for ((j = 0; j <= m; j++)); do
-        previous[j]=$j
+    codes[0]=-1
+    for ((j = 0; j <= m + 1; j++)); do
+        row_of_far[j]=$far
+        previous[j]=$((j - 1 <= most ? j - 1 : far))
     done
-    before=(${previous[@]+"${previous[@]}"})
+    previous[0]=$far
+    for ((j = 1; j <= m; j++)); do
+        printf -v code '%d' "'${form:j-1:1}"
+        codes[j]=$code
+    done
+    before=(${row_of_far[@]+"${row_of_far[@]}"})
     for ((i = 1; i <= n; i++)); do
-        a=${SAGE_FLAGS__UNITS[i - 1]}
-        current=("$i")
-        low=$i
-        for ((j = 1; j <= m; j++)); do
-            b=${form:j-1:1}
-            value=$((previous[j] + 1))
-            other=$((current[j - 1] + 1))
-            if ((other < value)); then
-                value=$other
-            fi
-            other=$((previous[j - 1] + 1))
-            if [[ $a == "$b" ]]; then
-                other=${previous[j - 1]}
-            fi
-            if ((other < value)); then
-                value=$other
-            fi
-            if ((i > 1 && j > 1)) && [[ $a == "${form:j-2:1}" && ${SAGE_FLAGS__UNITS[i - 2]} == "$b" ]]; then
-                other=$((before[j - 2] + 1)) # a transposition
-                if ((other < value)); then
-                    value=$other
-                fi
-            fi
-            current[j]=$value
-            if ((value < low)); then
-                low=$value
-            fi
+        unit=${SAGE_FLAGS__UNIT_CODES[i - 1]}
+        current=(${row_of_far[@]+"${row_of_far[@]}"})
+        current[1]=$((i <= most ? i : far))
+        low=${current[1]}
+        lo=$((i - most > 1 ? i - most : 1))
+        hi=$((i + most < m ? i + most : m))
+        for ((j = lo; j <= hi; j++)); do
+            # current[j + 1]: the distance of the part's first i code points and the form's first j.
+            ((value = previous[j + 1] + 1,
+                other = current[j] + 1, value = other < value ? other : value,
+                other = previous[j] + (unit != codes[j]), value = other < value ? other : value,
+                other = j > 1 && unit == codes[j - 1] && last == codes[j] ? before[j - 1] + 1 : far,
+                value = other < value ? other : value,
+                current[j + 1] = value < far ? value : far,
+                low = value < low ? value : low))
         done
         if ((low > most)); then # a row's minimum never decreases
             return 0
         fi
         before=(${previous[@]+"${previous[@]}"})
         previous=(${current[@]+"${current[@]}"})
+        last=$unit
     done
-    if ((previous[m] <= most)); then
-        SAGE_FLAGS__DISTANCE=${previous[m]}
-    fi
+    SAGE_FLAGS__DISTANCE=${previous[m + 1]}
     return 0
 }
 
