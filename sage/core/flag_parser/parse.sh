@@ -44,6 +44,14 @@ SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous)
 SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous)
 SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
 SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
+# Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.
+SAGE_FLAGS_VALUE_FIELDS=()
+SAGE_FLAGS_NOTE_FIELDS=()
+SAGE_FLAGS_VALUE_NAMES=()
+SAGE_FLAGS_VALUE_DEFAULTS=()
+SAGE_FLAGS_VALUE_MINIMUMS=()
+SAGE_FLAGS_VALUE_CAPS=()
+SAGE_FLAGS_E2_VALUE_HINT=''
 # END GENERATED: bash-vocabulary
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
