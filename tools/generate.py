@@ -18,8 +18,8 @@ import argparse
 import os
 import re
 import sys
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
 import tomllib
@@ -163,7 +163,8 @@ def suggest_limit(vocab: Vocabulary) -> int:
 def python_vocab(vocab: Vocabulary) -> str:
     rows = "".join(f"    ({key!r}, {name!r}),\n" for key, name in vocab.modes).replace("'", '"')
     value_rows = "".join(
-        f"    ({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, {v.default}, {v.minimum}, {v.cap}),\n"
+        f"    ({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
+        f"{v.default}, {v.minimum}, {v.cap}),\n"
         for v in vocab.values
     ).replace("'", '"')
     return (
@@ -265,10 +266,9 @@ def value_modes(vocab: Vocabulary) -> str:
         "|---|---|---|---|---|---|",
     ]
     for v in vocab.values:
-        key, name = vocab.modes[v.mode]
-        lines.append(
-            f"| `--{name}={v.metavar}` | {v.name} | `{v.field}`, `{v.note_field}` | {v.default} | {v.minimum} | {v.cap} |"
-        )
+        name = vocab.modes[v.mode][1]
+        numbers = f"{v.default} | {v.minimum} | {v.cap}"
+        lines.append(f"| `--{name}={v.metavar}` | {v.name} | `{v.field}`, `{v.note_field}` | {numbers} |")
     for v in vocab.values:
         key, name = vocab.modes[v.mode]
         lines += [
