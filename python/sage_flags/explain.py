@@ -18,7 +18,7 @@ import errno
 import os
 import stat
 
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
 from sage_flags.reference import nearest, read_all
@@ -75,7 +75,7 @@ class _Line:
         return {"line": self.number, "text": self.text, "mode": self.mode, "verdict": verdict, "reasons": self.reasons}
 
 
-def _value_reasons(value: str) -> "List[Finding]":
+def _value_reasons(value: str, mode: str) -> "List[Finding]":
     import re
 
     reasons = []
@@ -103,9 +103,19 @@ def _value_reasons(value: str) -> "List[Finding]":
         )
     elif core == "":
         reasons.append(_finding("no-value", "no value: write `true`"))
+    elif core.isascii() and core.isdigit() and mode in _TAKES_A_VALUE:  # V1: `parallel: 3`
+        reasons.append(_finding("number-value", "value `%s` is not `true`: %s" % (core, _TAKES_A_VALUE[mode])))
     else:
         reasons.append(_finding("other-value", "value `%s` is not `true`" % core))
     return reasons
+
+
+# mode key -> how its number is set, for a config line that gives the number (docs/SPEC.md V1-V4)
+_TAKES_A_VALUE = {
+    MODES[row[0]][0]: "the config can only turn %s on, with the default %s %d; another %s comes from --%s=%s"
+    % (MODES[row[0]][0], row[3], row[5], row[3], MODES[row[0]][1], row[4])
+    for row in VALUE_MODES
+}
 
 
 _CANDIDATE = None
@@ -163,7 +173,7 @@ def _examine_segment(segment: str) -> "Optional[Tuple[str, List[Finding]]]":
         reasons.append(_finding("tab-after-colon", "a tab after the colon: exactly one space is needed"))
     elif len(after) > 1:
         reasons.append(_finding("extra-space", "%d spaces after the colon: exactly one is needed" % len(after)))
-    reasons.extend(_value_reasons(match.group("value")))
+    reasons.extend(_value_reasons(match.group("value"), mode))
     return mode, reasons
 
 
