@@ -6,7 +6,7 @@ ARGV is handled exactly as by ``parse`` (C1-C3); the result is rendered as
     Goal: Ship dark mode
 
 (status 0), or ``Sage: <error message>`` (status 1). A mode that takes a value
-is written with its number (``--parallel=3``), and each note gets a line
+is written with its number (``--<name>=3``), and each note gets a line
 ``Note: ...`` before the goal (docs/SPEC.md A2). Text that came from the
 user is made terminal-safe first: C0 controls other than TAB and LF, DEL and
 the C1 controls are written as ``\\u00XX``, so an escape sequence in a goal

@@ -328,7 +328,7 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]],
     if type(notes) is not list or any(type(note) is not str for note in notes):
         return None
     if error is not None and (
-        any(values.values()) or fields["goal"] or notes or any(fields[k + "_source"] is not None for k in values)
+        any(values.values()) or fields["goal"] or notes or any(fields[k + "_source"] is not None for k, _ in MODES)
     ):
         return None  # C18: an error line holds nothing else
     if _render(pairs) != text:  # canonical form only (C16, C17)

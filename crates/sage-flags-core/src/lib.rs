@@ -30,7 +30,7 @@ pub struct ValueMode {
     pub field: &'static str,
     /// The JSON key of the note.
     pub note_field: &'static str,
-    /// The words for E5 ("lane count").
+    /// The words for E5 (what a number of this mode counts).
     pub name: &'static str,
     /// The placeholder in the flag lists (`N`).
     pub metavar: &'static str,

@@ -5,7 +5,7 @@
 #
 # prints the line the workflow shows its user and exits like parse.sh:
 #   Sage → build workflow. Modes: --quality-locked, --autonomous (config)    status 0
-#   Note: --parallel=9 exceeds the hard cap; clamped to 4.  (one per note of a mode with a value)
+#   Note: --<name>=9 exceeds the hard cap; clamped to 4.    (one per note of a mode with a value)
 #   Goal: Ship dark mode                                  (only when the goal is not empty)
 #   Sage: <error message>                                                     status 1
 # and status 2 with one stderr line for a usage error: WORKFLOW not matching
