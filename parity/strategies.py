@@ -23,15 +23,32 @@ from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from hypothesis import strategies as st
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 
 T = TypeVar("T")
 
 # --- pieces -----------------------------------------------------------------------------------------------------
 
-# The four flags (C7), positive then negative for each mode, in vocabulary order.
+# The flags (C7), positive then negative for each mode, in vocabulary order.
 FLAGS: Tuple[str, ...] = tuple("--" + prefix + name for _, name in MODES for prefix in ("", "no-"))
 MODE_KEYS: Tuple[str, ...] = tuple(key for key, _ in MODES)
+# VALUEs that are never a number a mode takes (V2): empty, zero, signs, dots, other scripts' digits, a second `=`.
+BAD_VALUES: Tuple[str, ...] = (
+    "",
+    "0",
+    "00",
+    "x",
+    "-1",
+    "2.5",
+    "+3",
+    "3x",
+    "1e3",
+    "0x10",
+    "=",
+    "3=4",
+    "\u0663",
+    "\uff13",
+)
 
 # C5: exactly these six characters are whitespace.
 WHITESPACE: Tuple[str, ...] = (" ", "\t", "\n", "\x0b", "\x0c", "\r")
@@ -372,7 +389,39 @@ def typo(c) -> str:
     return token
 
 
-_TOKEN_KINDS = weights((10, "flag"), (2, "marker"), (4, "near"), (4, "typo"), (2, "value"), (2, "glued"), (2, "dashes"))
+def number_flag(c) -> str:
+    """`--name=VALUE` for a mode that takes a value (V2-V5): a number in range, the minimum, the cap, just above it
+    (clamped, with a note), far above, leading zeros, dozens of digits, or a VALUE that is no number (E5)."""
+    row = c.pick(VALUE_MODES)
+    minimum, cap = row[6], row[7]
+    kind = c.pick(_NUMBER_KINDS)
+    if kind == "in-range":
+        value = str(minimum + c.below(cap - minimum + 1))
+    elif kind == "edge":
+        value = str(c.pick((minimum, cap, cap + 1, minimum - 1)))
+    elif kind == "above":
+        value = str(cap + 1 + c.below(10_000))
+    elif kind == "zeros":
+        value = "0" * (1 + c.below(5)) + str(c.below(cap + 3))
+    elif kind == "digits":
+        value = "".join(c.pick("0123456789") for _ in range(10 + c.below(60)))
+    else:
+        value = c.pick(BAD_VALUES) if c.chance(80) else free_text(c).replace(" ", "")
+    return "--%s=%s" % (MODES[row[0]][1], value)
+
+
+_NUMBER_KINDS = weights((4, "in-range"), (3, "edge"), (2, "above"), (2, "zeros"), (1, "digits"), (3, "bad"))
+# A mode that takes a value gets its --name=N tokens (repeated, and mixed with its --no- flag by the other picks).
+_TOKEN_KINDS = weights(
+    (10, "flag"),
+    (2, "marker"),
+    (4, "near"),
+    (4, "typo"),
+    (6 if VALUE_MODES else 0, "number"),
+    (2, "value"),
+    (2, "glued"),
+    (2, "dashes"),
+)
 
 
 def token(c) -> bytes:
@@ -386,6 +435,8 @@ def token(c) -> bytes:
         text = c.pick(NEAR_MISSES)
     elif kind == "typo":
         text = typo(c)
+    elif kind == "number":
+        text = number_flag(c)
     elif kind == "value":
         text = c.pick(FLAGS) + "=" + (c.pick(WORDS) if c.chance(50) else free_text(c))
     elif kind == "glued":
