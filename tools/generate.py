@@ -258,7 +258,8 @@ def value_modes(vocab: Vocabulary) -> str:
     lines = [f"<!-- {HEADER} -->", ""]
     if not vocab.values:
         lines.append(
-            "No mode of this vocabulary takes a value: `--<flag>=<anything>` for a flag of the table is always E2."
+            "No mode of this vocabulary takes a value: `--<flag>=<anything>` for a flag of the table"
+            " is always the `takes no value` error (E2)."
         )
         return "\n".join(lines) + "\n"
     lines += [
