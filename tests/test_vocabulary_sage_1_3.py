@@ -102,3 +102,23 @@ def test_no_layer_names_a_sage_1_3_mode() -> None:
         text = GENERATED_BLOCK.sub("", path.read_text(encoding="utf-8"))
         found = SAGE_1_3_NAMES.search(text)
         assert found is None, f"{path.relative_to(ROOT)} names {found.group(0)!r}"
+
+
+MAX_ITEM = 131071  # the largest argv item Linux passes (C21)
+# 10,000 flags of Sage 1.3's kinds in 128 KiB: the first --parallel=N is adopted (V4), the rest only checked.
+LARGE = ("--parallel=7 --subagents " + "--parallel=3 --parallel " * 4999)[: MAX_ITEM - 10].rsplit(" ", 1)[0] + " go"
+
+
+@pytest.mark.parametrize("layer_name", ["cli-pure", "cli-native", "bash"])
+def test_128_kib_of_value_flags_in_linear_time(layers: Dict[str, Layer], layer_name: str) -> None:
+    """C21 for a vocabulary with a value; a generous bound that only a quadratic path misses (make bench times)."""
+    import json
+    import time
+
+    start = time.perf_counter()
+    result = layers[layer_name].run("parse", [LARGE.encode()], timeout=60)
+    elapsed = time.perf_counter() - start
+    data = json.loads(result.stdout)
+    assert (data["parallel"], data["subagents"], data["goal"]) == (True, True, "go"), layer_name
+    assert (data["parallel_lanes"], data["parallel_note"]) == (4, "--parallel=7 exceeds the hard cap; clamped to 4.")
+    assert elapsed < 10, f"{layer_name}: {elapsed:.1f} s for 10,000 flags"
