@@ -122,3 +122,27 @@ def test_128_kib_of_value_flags_in_linear_time(layers: Dict[str, Layer], layer_n
     assert (data["parallel"], data["subagents"], data["goal"]) == (True, True, "go"), layer_name
     assert (data["parallel_lanes"], data["parallel_note"]) == (4, "--parallel=7 exceeds the hard cap; clamped to 4.")
     assert elapsed < 10, f"{layer_name}: {elapsed:.1f} s for 10,000 flags"
+
+
+BACKENDS_AGREE = r"""
+import sys
+from sage_flags import _native, reference
+inputs = ["--parallel=3 go", "--parallel=0009 --subagents x", "--parallel", "--parallel=0", "ship", "--bad"]
+for text in inputs:
+    a, b = reference.parse(text, {"parallel": True}), _native.parse(text, {"parallel": True})
+    assert a == b and b == a and hash(a) == hash(b) and repr(a) == repr(b), text
+    assert a.to_dict() == b.to_dict() and list(a.to_dict()) == list(b.to_dict()), text
+    assert (a.parallel_lanes, a.parallel_note) == (b.parallel_lanes, b.parallel_note), text
+    assert type(b.parallel_lanes) is int, text
+values = {"parallel_lanes": 4, "parallel_note": "--parallel=9 exceeds the hard cap; clamped to 4."}
+made = [m.ParseResult({"parallel": True}, {"parallel": "flag"}, "g", None, values) for m in (reference, _native)]
+assert made[0] == made[1] and made[0].to_json() == made[1].to_json() == reference.parse("--parallel=9 g").to_json()
+print("ok")
+"""
+
+
+def test_both_backends_give_equal_results_in_process(layers: Dict[str, Layer]) -> None:
+    """D23 for a vocabulary with a value: ParseResult equality, hash, repr, to_dict and the constructor's values."""
+    env = {**os.environ, "PYTHONPATH": str(BUILD / "python")}
+    result = subprocess.run([PYTHON, "-c", BACKENDS_AGREE], capture_output=True, env=env, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"ok\n", b"")

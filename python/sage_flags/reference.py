@@ -3,7 +3,8 @@
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
 stays cheap. docs/SPEC.md is the rule book; the
-comments cite its rule numbers (C1..C22, E1..E4).
+comments cite its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the
+values' V1..V8).
 """
 
 import os
