@@ -9,7 +9,7 @@ export ARGS
 PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
 RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 'Cargo.*' 2>/dev/null)
 
-.PHONY: help run setup install generate check-generated format lint lint-python test test-python clean
+.PHONY: help run setup install generate vocabulary check-generated format lint lint-python test test-python clean
 
 # Debian packages a target needs (strace, hyperfine, locales) are installed by the target itself.
 APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) apt-get
@@ -42,6 +42,14 @@ run: setup  ## parse ARGS (default: the README example) through the installed CL
 
 generate: $(VENV)/.tools  ## regenerate every listing of the flag vocabulary from spec/flags.toml
 	$(PY) tools/generate.py
+
+# Every layer built for another vocabulary, in a copy of the project (docs/ADDING_A_FLAG.md), e.g. Sage 1.3's:
+#   make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3
+VOCAB ?= spec/sage-1.3.toml
+OUT ?= build/$(basename $(notdir $(VOCAB)))
+NATIVE ?= release
+vocabulary: $(VENV)/.tools  ## build every layer for VOCAB (default spec/sage-1.3.toml) into OUT (build/<name>)
+	$(PY) tools/build_vocabulary.py $(VOCAB) $(OUT) --native $(NATIVE)
 
 check-generated: $(VENV)/.tools
 	$(PY) tools/generate.py --check

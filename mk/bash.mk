@@ -7,7 +7,7 @@
 LINT_TARGETS += lint-shell
 TEST_TARGETS += bash-test-tools
 
-SHELL_SOURCES = $(shell find . -name '*.sh' -not -path './.git/*' -not -path './.venv/*' -not -path './target/*' | sort)
+SHELL_SOURCES = $(shell find . -name '*.sh' -not -path './.git/*' -not -path './.venv/*' -not -path './target/*' -not -path './build/*' | sort)
 
 lint-shell: $(VENV)/.tools  ## shellcheck every *.sh, and the bash-3.2 lint
 	$(BIN)/shellcheck -S warning -x $(SHELL_SOURCES)

@@ -6,8 +6,14 @@ LINT_TARGETS += lint-workflows
 FUZZ_MINUTES ?=
 FUZZ_EXAMPLES ?=
 
-parity: setup  ## differential fuzzer, fixed seeds: a few thousand examples through every layer (< 3 min)
+# Both vocabularies: this checkout's, then Sage 1.3's build (tests/test_vocabulary_sage_1_3.py builds the same
+# copy; the fuzzer's reference and layers are the copy's: PYTHONPATH and SAGE_FLAGS_PROJECT name it).
+SAGE_1_3 := build/sage-1.3
+parity: setup  ## differential fuzzer, fixed seeds: a few thousand examples through every layer, both vocabularies
 	$(BIN)/pytest -s parity/test_parity.py
+	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug
+	SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
+	  $(BIN)/pytest -s parity/test_parity.py
 
 # Neither budget given: one minute. Both: whichever is reached first.
 fuzz: setup  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/

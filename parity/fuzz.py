@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from sage_flags import reference
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 
 from parity import strategies as gen
 from parity.layers import ROOT, Layer, available_layers
@@ -48,8 +48,16 @@ from parity.vectors import Vector, split_argv
 
 FAILURES_DIR = ROOT / "parity" / "failures"
 PROCESS_TIMEOUT = 30.0
-# C16: the keys, in order.
-KEYS = (*(k for k, _ in MODES), "goal", "error", *(k + "_source" for k, _ in MODES))
+# C16 and V7: the keys, in order.
+NUMBER_FIELDS = tuple(row[1] for row in VALUE_MODES)
+NOTE_FIELDS = tuple(row[2] for row in VALUE_MODES)
+KEYS = (
+    *(k for k, _ in MODES),
+    "goal",
+    "error",
+    *(k + "_source" for k, _ in MODES),
+    *(field for row in VALUE_MODES for field in row[1:3]),
+)
 SOURCES = (None, "flag", "config")
 
 
@@ -172,6 +180,10 @@ def json_line_problem(line: bytes) -> Optional[str]:
         values[k + "_source"] not in SOURCES for k, _ in MODES
     ):
         return "error or a source has the wrong type"
+    if any(type(values[f]) is not int for f in NUMBER_FIELDS) or any(
+        not isinstance(values[f], (str, type(None))) for f in NOTE_FIELDS
+    ):
+        return "a number is not an integer, or a note not a string or null (V7)"
     if json.dumps(values, ensure_ascii=False) != text:
         return "re-encoding with json.dumps(ensure_ascii=False) gives other bytes (C17)"
     if len(_GOOD_LINES) > 200_000:
@@ -397,12 +409,12 @@ def check_agreement(
 
 # --- long-lived batch streams (C22) -----------------------------------------------------------------------------
 
-# Config contents the streams run with (config key -> file content; None: no --config-path).
+# Config contents the streams run with (config key -> file content; None: no --config-path), from the vocabulary.
 STREAM_CONFIGS: Dict[str, Optional[bytes]] = {
     "none": None,
-    "quality_locked": b"quality_locked: true\n",
-    "autonomous": b"autonomous: true\r\n",
-    "both": b"\xef\xbb\xbfautonomous: true\nquality_locked: true",
+    "first": (MODES[0][0] + ": true\n").encode("ascii"),
+    "last": (MODES[-1][0] + ": true\r\n").encode("ascii"),
+    "all": b"\xef\xbb\xbf" + "\n".join(key + ": true" for key, _ in reversed(MODES)).encode("ascii"),
 }
 STREAM_CONFIG_KEYS = tuple(STREAM_CONFIGS)
 

@@ -3,6 +3,12 @@
 A layer maps a subcommand ("parse", "batch", ...) to the argv prefix that runs
 it. Tests and the fuzzer iterate over ``available_layers()``; a layer whose
 code is not in the checkout yet is left out, never faked.
+
+The project whose layers run is this checkout, or a copy of it built for another
+vocabulary (tools/build_vocabulary.py): ``project_layers(copy)``, or, for the
+whole harness (``make parity`` runs the fuzzer on Sage 1.3's build so), the
+environment variable SAGE_FLAGS_PROJECT naming the copy with PYTHONPATH naming
+its python/ directory, so that the in-process reference is the copy's too.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
-SAGE_DIR = ROOT / "sage"
+PROJECT = Path(os.environ.get("SAGE_FLAGS_PROJECT") or ROOT).resolve()
+SAGE_DIR = PROJECT / "sage"
 FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
 PYTHON = sys.executable
 SAGE_FLAGS = str(Path(PYTHON).parent / "sage-flags")
@@ -56,8 +63,8 @@ class Layer:
         )
 
 
-def _native_available() -> bool:
-    probe = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True)
+def _native_available(env: Dict[str, str]) -> bool:
+    probe = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True, env={**os.environ, **env})
     return probe.returncode == 0
 
 
@@ -68,32 +75,42 @@ COMPAT_COMMANDS = ("parse", "announce")
 # What the native executable runs itself; it hands persist and resume to the Python beside it (SPEC D27),
 # which target/native/ does not have.
 NATIVE_EXE_COMMANDS = ("parse", "batch", "announce")
+# Python only (`config explain`).
+PYTHON_COMMANDS = ("config",)
 
 
-def all_layers() -> List[Layer]:
-    pure = {"SAGE_FLAGS_BACKEND": "python"}
-    native = {"SAGE_FLAGS_BACKEND": "native"}
-    cli = {c: [SAGE_FLAGS, c] for c in COMMANDS}
-    module = {c: [PYTHON, "-m", "sage_flags", c] for c in COMMANDS}
+def project_layers(root: Path) -> List[Layer]:
+    """Every layer of the project at ``root``: this checkout, or a copy built for another vocabulary."""
+    root = root.resolve()
+    path = {} if root == ROOT else {"PYTHONPATH": str(root / "python")}
+    pure = {"SAGE_FLAGS_BACKEND": "python", **path}
+    native = {"SAGE_FLAGS_BACKEND": "native", **path}
+    cli = {c: [SAGE_FLAGS, c] for c in COMMANDS + PYTHON_COMMANDS}
+    module = {c: [PYTHON, "-m", "sage_flags", c] for c in COMMANDS + PYTHON_COMMANDS}
     compat = {c: [PYTHON, "-m", "core.flag_parser", c] for c in COMPAT_COMMANDS}
     layers = [
         Layer("cli-pure", cli, pure),
         Layer("module-pure", module, pure),
-        Layer("compat-pure", compat, pure, SAGE_DIR),
+        Layer("compat-pure", compat, pure, root / "sage"),
     ]
-    if _native_available():
+    if _native_available(path):
         layers += [
             Layer("cli-native", cli, native),
             Layer("module-native", module, native),
-            Layer("compat-native", compat, native, SAGE_DIR),
+            Layer("compat-native", compat, native, root / "sage"),
         ]
-    if (ROOT / "crates" / "sage-flags-cli").is_dir():  # present in the checkout: built by make setup, never skipped
-        layers.append(Layer("exe", {c: [str(NATIVE_EXE), c] for c in NATIVE_EXE_COMMANDS}))
-    scripts = {c: FLAG_PARSER_DIR / f"{c}.sh" for c in COMMANDS}
+    if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
+        exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
+        layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}))
+    scripts = {c: root / "sage" / "core" / "flag_parser" / f"{c}.sh" for c in COMMANDS}
     bash = {c: ["bash", str(script)] for c, script in scripts.items() if script.exists()}
     if "parse" in bash:
         layers.append(Layer("bash", bash))
     return layers
+
+
+def all_layers() -> List[Layer]:
+    return project_layers(PROJECT)
 
 
 _LAYERS: Optional[List[Layer]] = None

@@ -23,15 +23,32 @@ from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from hypothesis import strategies as st
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 
 T = TypeVar("T")
 
 # --- pieces -----------------------------------------------------------------------------------------------------
 
-# The four flags (C7), positive then negative for each mode, in vocabulary order.
+# The flags (C7), positive then negative for each mode, in vocabulary order.
 FLAGS: Tuple[str, ...] = tuple("--" + prefix + name for _, name in MODES for prefix in ("", "no-"))
 MODE_KEYS: Tuple[str, ...] = tuple(key for key, _ in MODES)
+# VALUEs that are never a number a mode takes (V2): empty, zero, signs, dots, other scripts' digits, a second `=`.
+BAD_VALUES: Tuple[str, ...] = (
+    "",
+    "0",
+    "00",
+    "x",
+    "-1",
+    "2.5",
+    "+3",
+    "3x",
+    "1e3",
+    "0x10",
+    "=",
+    "3=4",
+    "\u0663",
+    "\uff13",
+)
 
 # C5: exactly these six characters are whitespace.
 WHITESPACE: Tuple[str, ...] = (" ", "\t", "\n", "\x0b", "\x0c", "\r")
@@ -330,11 +347,85 @@ def goal_piece(c) -> bytes:
     return c.pick(_GOAL_TABLES[kind]).encode("utf-8")
 
 
-_TOKEN_KINDS = weights((10, "flag"), (2, "marker"), (4, "near"), (2, "value"), (2, "glued"), (2, "dashes"))
+# Characters a typo inserts or substitutes: letters of either case, the separators people confuse, a digit, and
+# non-ASCII code points of 2, 3 and 4 bytes (E1's suggestion counts code points, docs/SPEC.md S2).
+TYPO_CHARACTERS: Tuple[str, ...] = (
+    *"abcdefghijklmnopqrstuvwxyzAQLU",
+    "-",
+    "_",
+    "=",
+    "1",
+    "\u00e4",
+    "\u0131",
+    "\u2013",
+    "\U0001f680",
+)
+_EDITS = weights((3, "insert"), (3, "delete"), (3, "substitute"), (3, "swap"), (2, "case"))
+
+
+def typo(c) -> str:
+    """A near miss of a flag form made on purpose (E1's suggestion, S1-S7): 1 to 6 random edits of one
+    form (insert, delete, substitute, swap neighbours, change case), sometimes with `=VALUE` after it. Few edits
+    give a suggestion, more give none, some land on a tie or on another flag."""
+    text = list(c.pick(FLAGS)[2:])
+    for _ in range(1 + c.below(c.pick((1, 2, 3, 6)))):
+        at = c.below(len(text) + 1)
+        edit = c.pick(_EDITS)
+        if edit == "insert" or not text:
+            text.insert(at, c.pick(TYPO_CHARACTERS))
+            continue
+        at = min(at, len(text) - 1)
+        if edit == "delete":
+            del text[at]
+        elif edit == "substitute":
+            text[at] = c.pick(TYPO_CHARACTERS)
+        elif edit == "swap" and at + 1 < len(text):
+            text[at], text[at + 1] = text[at + 1], text[at]
+        else:
+            text[at] = text[at].swapcase()
+    token = "--" + "".join(text)
+    if c.chance(15):
+        token += "=" + (c.pick(WORDS) if c.chance(50) else free_text(c))
+    return token
+
+
+def number_flag(c) -> str:
+    """`--name=VALUE` for a mode that takes a value (V2-V5): a number in range, the minimum, the cap, just above it
+    (clamped, with a note), far above, leading zeros, dozens of digits, or a VALUE that is no number (E5)."""
+    row = c.pick(VALUE_MODES)
+    minimum, cap = row[6], row[7]
+    kind = c.pick(_NUMBER_KINDS)
+    if kind == "in-range":
+        value = str(minimum + c.below(cap - minimum + 1))
+    elif kind == "edge":
+        value = str(c.pick((minimum, cap, cap + 1, minimum - 1)))
+    elif kind == "above":
+        value = str(cap + 1 + c.below(10_000))
+    elif kind == "zeros":
+        value = "0" * (1 + c.below(5)) + str(c.below(cap + 3))
+    elif kind == "digits":
+        value = "".join(c.pick("0123456789") for _ in range(10 + c.below(60)))
+    else:
+        value = c.pick(BAD_VALUES) if c.chance(80) else free_text(c).replace(" ", "")
+    return "--%s=%s" % (MODES[row[0]][1], value)
+
+
+_NUMBER_KINDS = weights((4, "in-range"), (3, "edge"), (2, "above"), (2, "zeros"), (1, "digits"), (3, "bad"))
+# A mode that takes a value gets its --name=N tokens (repeated, and mixed with its --no- flag by the other picks).
+_TOKEN_KINDS = weights(
+    (10, "flag"),
+    (2, "marker"),
+    (4, "near"),
+    (4, "typo"),
+    (6 if VALUE_MODES else 0, "number"),
+    (2, "value"),
+    (2, "glued"),
+    (2, "dashes"),
+)
 
 
 def token(c) -> bytes:
-    """A token at the front (C7): a flag, the marker, a near miss, FLAG=VALUE, a flag glued to a lookalike."""
+    """A token at the front (C7): a flag, the marker, a near miss, a typo, FLAG=VALUE, a flag glued to a lookalike."""
     kind = c.pick(_TOKEN_KINDS)
     if kind == "flag":
         text = c.pick(FLAGS)
@@ -342,6 +433,10 @@ def token(c) -> bytes:
         text = "--"
     elif kind == "near":
         text = c.pick(NEAR_MISSES)
+    elif kind == "typo":
+        text = typo(c)
+    elif kind == "number":
+        text = number_flag(c)
     elif kind == "value":
         text = c.pick(FLAGS) + "=" + (c.pick(WORDS) if c.chance(50) else free_text(c))
     elif kind == "glued":

@@ -17,7 +17,7 @@ from sage_flags import reference
 
 from parity import fuzz, vectors
 from parity import strategies as gen
-from parity.layers import PYTHON, ROOT, Layer, available_layers
+from parity.layers import PROJECT, PYTHON, Layer, available_layers
 
 # kind -> (hypothesis examples, fixed seed). bulk examples are BULK_SIZE records each.
 BUDGET = {
@@ -72,7 +72,7 @@ LIAR = textwrap.dedent(
             for record in records:
                 answer(record)
     """
-).format(python=str(ROOT / "python"))
+).format(python=str(PROJECT / "python"))
 
 
 def _liar(tmp_path: Path) -> Layer:
@@ -153,6 +153,45 @@ def test_bulk_records_cover_every_piece() -> None:
     assert set(f.encode() for f in gen.FLAGS) <= starts
     assert max(map(len, records)) > 10_000  # long runs
     assert b"" in records
+
+
+def test_typos_reach_every_outcome_of_the_suggestion_rule() -> None:
+    """The typo generator makes near misses that get a suggestion (of every form), and ones that get none."""
+    import random
+
+    c = gen.RandomChooser(random.Random(11))
+    suggested, plain = set(), 0
+    for _ in range(4000):
+        token = gen.typo(c)
+        assert token.startswith("--")
+        part = token.partition("=")[0][2:]
+        form = reference.nearest(part, reference._FORMS) if len(part) <= reference.SUGGEST_LIMIT else None
+        error = reference.parse(token).error or ""
+        if form is not None and error.startswith("Unknown flag"):
+            suggested.add(form)
+            assert error.endswith("Did you mean '--%s'?" % form)
+        elif error.startswith("Unknown flag"):
+            plain += 1
+    assert suggested == set(f[2:] for f in gen.FLAGS)
+    assert plain > 100
+
+
+def test_number_flags_reach_every_outcome() -> None:
+    """Each mode that takes a value (V2-V5; none in the seed's vocabulary) gets numbers kept, clamped, and E5."""
+    import random
+
+    c = gen.RandomChooser(random.Random(13))
+    outcomes = set()
+    for _ in range(3000 if gen.VALUE_MODES else 0):
+        token = gen.number_flag(c)
+        result = reference.parse(token + " goal").to_dict()
+        if result["error"] is not None:
+            outcomes.add("error")
+        elif any(result[row[2]] is not None for row in gen.VALUE_MODES):
+            outcomes.add("clamped")
+        else:
+            outcomes.add("kept")
+    assert outcomes == ({"error", "clamped", "kept"} if gen.VALUE_MODES else set())
 
 
 def test_argv_and_config_generators_reach_every_form() -> None:

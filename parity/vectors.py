@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
+
+if TYPE_CHECKING:
+    from parity.layers import Layer
 
 VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
 CONFIG_PLACEHOLDER = b"{config}"
+MANIFEST_PLACEHOLDER = b"{manifest}"
 
 
 def to_bytes(value: Union[str, Dict[str, str]]) -> bytes:
@@ -125,8 +130,9 @@ def load(path: Path) -> Vector:
     )
 
 
-def load_all(command: Optional[str] = None) -> List[Vector]:
-    vectors = [load(p) for p in sorted(VECTOR_DIR.glob("*.json"))]
+def load_all(command: Optional[str] = None, directory: Path = VECTOR_DIR) -> List[Vector]:
+    """The vectors in ``directory`` (this vocabulary's by default; parity/vectors-<stem>/ for another one)."""
+    vectors = [load(p) for p in sorted(directory.glob("*.json"))]
     return [v for v in vectors if command is None or v.command == command]
 
 
@@ -138,6 +144,79 @@ def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]",
         assert result.stderr == b"", f"{where}: stderr must be empty with status 0/1 (C19)"
     else:
         assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line"
+
+
+def materialise_manifest(spec: dict, workdir: Path) -> Path:
+    """Create the manifest (or non-file) a persist/resume vector describes; return the manifest path.
+
+    The "manifest" field is documented in tests/test_manifest.py.
+    """
+    path = workdir / "manifest.md"
+    before = spec.get("before")
+    kind = spec.get("type", "file")
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        target = workdir / "target.md"
+        if before is not None:
+            target.write_bytes(to_bytes(before))
+        path.symlink_to("target.md")
+    elif before is not None:
+        path.write_bytes(to_bytes(before))
+    if "mode" in spec:
+        (workdir / "target.md" if kind == "symlink" else path).chmod(int(spec["mode"], 8))
+    return path
+
+
+def run_manifest_vector(
+    layer: "Layer", vector: Vector, workdir: Path
+) -> "Tuple[subprocess.CompletedProcess[bytes], Path]":
+    spec = vector.extra["manifest"]
+    path = materialise_manifest(spec, workdir)
+    argv = [item.replace(MANIFEST_PLACEHOLDER, os.fsencode(path)) for item in vector.materialise(workdir)]
+    result = layer.run(vector.command, argv, stdin=vector.stdin, env=vector.env, cwd=workdir)
+    return result, path
+
+
+def check_manifest_vector(layer: "Layer", vector: Vector, workdir: Path) -> None:
+    """A persist/resume vector: stdout, status, stderr, and the manifest's bytes (and bits) afterwards."""
+    spec = vector.extra["manifest"]
+    result, path = run_manifest_vector(layer, vector, workdir)
+    where = f"{layer.name} {vector.name}"
+    assert result.stdout == vector.stdout, f"{where}: stdout {result.stdout!r}"
+    assert result.returncode == vector.status, f"{where}: status {result.returncode}, stderr {result.stderr!r}"
+    if vector.status in (0, 1):
+        assert result.stderr == b"", f"{where}: stderr must be empty"
+    else:
+        assert result.stderr.count(b"\n") == 1 and result.stderr.endswith(b"\n"), f"{where}: {result.stderr!r}"
+    kind = spec.get("type", "file")
+    target = workdir / "target.md" if kind == "symlink" else path
+    if kind == "symlink":
+        assert path.is_symlink(), f"{where}: the symlink was replaced"
+    expected = spec.get("after", spec.get("before"))
+    if kind in ("directory", "fifo"):
+        assert path.is_dir() if kind == "directory" else stat.S_ISFIFO(path.lstat().st_mode), where
+    elif expected is None:
+        assert not os.path.lexists(target), f"{where}: a manifest was created"
+    else:
+        assert target.read_bytes() == to_bytes(expected), f"{where}: manifest bytes differ"
+        if "mode" in spec:
+            assert stat.S_IMODE(target.stat().st_mode) == int(spec["mode"], 8), f"{where}: permission bits"
+    leftovers = [p.name for p in workdir.iterdir() if ".sage-flags-tmp." in p.name]
+    assert not leftovers, f"{where}: temp files left: {leftovers}"
+
+
+def check(layer: "Layer", vector: Vector, workdir: Path) -> None:
+    """Any vector through ``layer``'s real command line, every byte checked. A `config` (explain) vector runs
+    in its own directory, so the path it names (e.g. `config.yaml`) is printed as typed."""
+    if "manifest" in vector.extra:
+        check_manifest_vector(layer, vector, workdir)
+        return
+    cwd = workdir if vector.command == "config" else None
+    result = layer.run(vector.command, vector.materialise(workdir), stdin=vector.stdin, env=vector.env, cwd=cwd)
+    assert_matches(vector, result, f"{layer.name} {vector.name}")
 
 
 def split_argv(items: Tuple[bytes, ...]) -> Tuple[List[bytes], Optional[bytes]]:

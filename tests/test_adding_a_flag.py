@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import List
@@ -33,37 +32,16 @@ def expected_with_new_mode(line: bytes, old_keys: List[str]) -> bytes:
 
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("three-modes")
-    ignore = shutil.ignore_patterns("__pycache__", "target", "*.so", "*.egg-info")
-    for part in ("spec", "tools", "python", "sage", "docs", "crates"):
-        shutil.copytree(ROOT / part, root / part, ignore=ignore)
-    for part in ("Cargo.toml", "Cargo.lock", "rustfmt.toml"):
-        shutil.copy(ROOT / part, root / part)
-    with open(root / "spec" / "flags.toml", "a", encoding="utf-8") as vocab:
-        vocab.write(NEW_MODE)
-    subprocess.run([PYTHON, "tools/generate.py", "--root", str(root)], cwd=root, check=True, capture_output=True)
-    build_native_core(root)
-    return root
+    """The project built for the seed's vocabulary plus dry_run, by the documented command (tools/build_vocabulary.py).
 
-
-def build_native_core(root: Path) -> None:
-    """The copy's PyO3 binding, debug profile, next to the copy's Python sources as sage_flags._native.
-
-    The repository's target/ is shared so that only the two project crates compile again.
+    The copy's native core uses target/three-modes, so that only the two project crates compile again.
     """
-    env = {**os.environ, "CARGO_TARGET_DIR": str(ROOT / "target" / "three-modes"), "PYO3_PYTHON": PYTHON}
-    cargo = [
-        "cargo",
-        "build",
-        "--quiet",
-        "--locked",
-        "--package",
-        "sage-flags-py",
-        "--features",
-        "pyo3/extension-module",
-    ]
-    subprocess.run(cargo, cwd=root, env=env, check=True, timeout=900)
-    shutil.copy(ROOT / "target" / "three-modes" / "debug" / "lib_native.so", root / "python/sage_flags/_native.abi3.so")
+    work = tmp_path_factory.mktemp("three-modes")
+    vocab = work / "three-modes.toml"
+    vocab.write_text((ROOT / "spec" / "flags.toml").read_text(encoding="utf-8") + NEW_MODE, encoding="utf-8")
+    build = [PYTHON, "tools/build_vocabulary.py", str(vocab), str(work / "project"), "--native", "debug"]
+    subprocess.run([*build, "--target-dir", str(ROOT / "target" / "three-modes")], cwd=ROOT, check=True, timeout=1800)
+    return work / "project"
 
 
 def layers(root: Path) -> dict:

@@ -208,6 +208,10 @@ LARGE = {
     "whitespace-only": b" \t\n\x0b\x0c\r" * (MAX_ITEM // 6),
     "one-long-unknown-flag": b"--" + b"x" * (MAX_ITEM - 2),
     "one-long-e2": b"--autonomous=" + b"=" * (MAX_ITEM - 13),
+    # E1's suggestion (docs/SPEC.md S7): a long part is only measured; a long value after a short part is cut off.
+    "one-long-typo": b"--autonomus" + "é".encode() * ((MAX_ITEM - 11) // 2),
+    "one-long-typo-value": b"--autonomus=" + b"=" * (MAX_ITEM - 12),
+    "10k-flags-then-a-typo": b"--autonomous " * 10000 + b"--autonomus x",
     "flag-then-dashes": b"--autonomous --" + b" -" * 65000,
     "many-double-dashes": b"-- " * (MAX_ITEM // 3),
     "flag-then-many-vt": b"--autonomous" + b"\x0b" * 130000 + b"x",

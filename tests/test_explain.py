@@ -210,3 +210,30 @@ def test_explain_is_not_on_the_parse_path() -> None:
     code = "import sys, sage_flags.cli as c; c.main(['parse', 'x']); print('sage_flags.explain' in sys.modules)"
     result = subprocess.run([PYTHON, "-c", code], capture_output=True)
     assert result.stdout.endswith(b"False\n")
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "mode"),
+    [
+        (b"qualitylocked: true\n", "near-miss-key", "quality_locked"),  # S3: one insertion
+        (b"Quality_Lockd: true\n", "near-miss-key", "quality_locked"),  # S2: ASCII case, then one insertion
+        (b"autonomy: true\n", "near-miss-key", "autonomous"),  # 3 edits, as many as `autonomous` allows (S4)
+        (b"quality-locked: true\n", "key-separator", "quality_locked"),
+        (b"quality_locked_default: true\n", "near-miss-key", "quality_locked"),  # a longer key holding the key
+    ],
+)
+def test_near_miss_keys_name_the_key(content: bytes, code: str, mode: str, tmp_path: Path) -> None:
+    """A misspelt key is named as E1 names a misspelt flag: did you mean ...? (docs/SPEC.md section 12)."""
+    path = tmp_path / "c.yaml"
+    path.write_bytes(content)
+    (line,) = report(path)["lines"]
+    assert line["mode"] == mode
+    reason = next(r for r in line["reasons"] if r["code"] == code)
+    assert reason["message"].endswith("did you mean `%s`?" % mode)
+
+
+@pytest.mark.parametrize("content", [b"quality: true\n", b"autono: true\n", b"x: true\n"])
+def test_keys_too_far_from_every_mode_are_not_listed(content: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_bytes(content)
+    assert report(path)["lines"] == []

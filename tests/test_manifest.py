@@ -42,7 +42,6 @@ from sage_flags._vocab import MODES
 from parity import vectors
 from parity.layers import FLAG_PARSER_DIR, Layer, available_layers
 
-MANIFEST_PLACEHOLDER = b"{manifest}"
 MODE_KEYS = [key for key, _ in MODES]
 
 
@@ -50,60 +49,7 @@ def manifest_vectors(command: str) -> List[vectors.Vector]:
     return vectors.load_all(command)
 
 
-def materialise_manifest(spec: dict, workdir: Path) -> Path:
-    """Create the manifest (or non-file) the vector describes; return the manifest path."""
-    path = workdir / "manifest.md"
-    before = spec.get("before")
-    kind = spec.get("type", "file")
-    if kind == "directory":
-        path.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "symlink":
-        target = workdir / "target.md"
-        if before is not None:
-            target.write_bytes(vectors.to_bytes(before))
-        path.symlink_to("target.md")
-    elif before is not None:
-        path.write_bytes(vectors.to_bytes(before))
-    if "mode" in spec:
-        (workdir / "target.md" if kind == "symlink" else path).chmod(int(spec["mode"], 8))
-    return path
-
-
-def run_vector(layer: Layer, vector: vectors.Vector, workdir: Path) -> Tuple[subprocess.CompletedProcess, Path]:
-    spec = vector.extra["manifest"]
-    path = materialise_manifest(spec, workdir)
-    argv = [item.replace(MANIFEST_PLACEHOLDER, os.fsencode(path)) for item in vector.materialise(workdir)]
-    result = layer.run(vector.command, argv, stdin=vector.stdin, env=vector.env, cwd=workdir)
-    return result, path
-
-
-def check_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
-    spec = vector.extra["manifest"]
-    result, path = run_vector(layer, vector, tmp_path)
-    where = f"{layer.name} {vector.name}"
-    assert result.stdout == vector.stdout, f"{where}: stdout {result.stdout!r}"
-    assert result.returncode == vector.status, f"{where}: status {result.returncode}, stderr {result.stderr!r}"
-    if vector.status in (0, 1):
-        assert result.stderr == b"", f"{where}: stderr must be empty"
-    else:
-        assert result.stderr.count(b"\n") == 1 and result.stderr.endswith(b"\n"), f"{where}: {result.stderr!r}"
-    kind = spec.get("type", "file")
-    target = tmp_path / "target.md" if kind == "symlink" else path
-    if kind == "symlink":
-        assert path.is_symlink(), f"{where}: the symlink was replaced"
-    expected = spec.get("after", spec.get("before"))
-    if kind in ("directory", "fifo"):
-        assert path.is_dir() if kind == "directory" else stat.S_ISFIFO(path.lstat().st_mode), where
-    elif expected is None:
-        assert not os.path.lexists(target), f"{where}: a manifest was created"
-    else:
-        assert target.read_bytes() == vectors.to_bytes(expected), f"{where}: manifest bytes differ"
-        if "mode" in spec:
-            assert stat.S_IMODE(target.stat().st_mode) == int(spec["mode"], 8), f"{where}: permission bits"
-    leftovers = [p.name for p in tmp_path.iterdir() if ".sage-flags-tmp." in p.name]
-    assert not leftovers, f"{where}: temp files left: {leftovers}"
+check_vector = vectors.check_manifest_vector  # the vector runner, shared with other vocabularies' vectors
 
 
 @pytest.mark.parametrize("layer", available_layers("persist"), ids=lambda layer: layer.name)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import threading
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sage_flags import reference
 from sage_flags._vocab import MODES, SUPPORTED_FLAGS
 from sage_flags.reference import ParseResult, load_defaults, parse
@@ -119,3 +122,80 @@ def test_load_defaults_relative_path(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (tmp_path / "c.yaml").write_text("autonomous: true\n")
     monkeypatch.chdir(tmp_path)
     assert load_defaults("c.yaml") == {"autonomous": True}
+
+
+# --- E1's suggestion (docs/SPEC.md S1-S7) -------------------------------------------------------
+
+FORMS = [form for _, name in MODES for form in (name, "no-" + name)]  # S1, in vocabulary order
+
+
+def _osa(a: str, b: str) -> int:
+    """S3 written top-down from its definition (fewest edits, no substring edited twice), memoised."""
+
+    @lru_cache(maxsize=None)
+    def d(i: int, j: int) -> int:  # distance of a[:i] and b[:j]
+        if i == 0 or j == 0:
+            return i + j
+        options = [d(i - 1, j) + 1, d(i, j - 1) + 1, d(i - 1, j - 1) + (a[i - 1] != b[j - 1])]
+        if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+            options.append(d(i - 2, j - 2) + 1)
+        return min(options)
+
+    return d(len(a), len(b))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "distance"),
+    [("autonomuos", "autonomous", 1), ("ca", "abc", 3), ("", "abc", 3), ("abc", "abc", 0), ("ab", "ba", 1)],
+)
+def test_osa_known_values(a: str, b: str, distance: int) -> None:  # S3: ("ca", "abc") is 2 for Damerau
+    assert reference.osa_distance(a, b, 10) == _osa(a, b) == distance
+
+
+_SMALL = st.text(alphabet="ab-é", max_size=7)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(a=_SMALL, b=_SMALL, most=st.integers(0, 8))
+def test_osa_distance_with_its_bound_agrees_with_the_definition(a: str, b: str, most: int) -> None:
+    assert reference.osa_distance(a, b, most) == min(_osa(a, b), most + 1)
+
+
+def _suggested(token: str):
+    """S2-S5 for ``token``, straight from the SPEC's words (no early exit, no length limit)."""
+    part = token.split("=", 1)[0][2:]
+    part = "".join(c.lower() if "A" <= c <= "Z" else c for c in part)
+    near = [(_osa(part, form), form) for form in FORMS if _osa(part, form) <= len(form) // 3]
+    if not near:
+        return None
+    low = min(d for d, _ in near)
+    best = [form for d, form in near if d == low]
+    return "--" + best[0] if len(best) == 1 else None
+
+
+_TYPO = st.lists(st.sampled_from([*"-_=aunotmsqlicyedkAQ", "é", "🚀"]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(body=st.one_of(st.sampled_from(FORMS), _TYPO), cut=st.integers(0, 20), extra=_TYPO)
+def test_unknown_flag_suggests_as_the_spec_says(body: str, cut: int, extra: str) -> None:
+    token = "--" + body[:cut] + extra
+    error = parse(token).error
+    if token == "--" or token.split("=", 1)[0][2:] in FORMS:
+        return  # the end of the flags, a flag, or E2
+    assert error is not None and error.startswith(f"Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.")
+    want = _suggested(token)
+    assert error.endswith(f" Did you mean '{want}'?" if want else f"{SUPPORTED_FLAGS}.")
+
+
+def test_suggest_limit_is_the_longest_part_that_can_be_near() -> None:  # S7
+    assert reference.SUGGEST_LIMIT == max(len(f) + len(f) // 3 for f in FORMS)
+    for form in FORMS:
+        longest = form + "\U0001f680" * (len(form) // 3)
+        assert parse("--" + longest).error.endswith(f"Did you mean '--{form}'?")
+        assert "Did you mean" not in parse("--" + longest + "\U0001f680").error
+
+
+def test_no_suggestion_keeps_e1_byte_for_byte() -> None:  # S6
+    for token in ("--foo", "--x", "---", "--=x", "--" + "autonomous" * 1000):
+        assert parse(token).error == f"Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}."

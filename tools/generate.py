@@ -18,8 +18,9 @@ import argparse
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
 import tomllib
 
@@ -28,97 +29,292 @@ HEADER = "generated from spec/flags.toml by tools/generate.py (make generate); d
 SKIP_DIRS = {".git", ".venv", "target", "build", "dist", "__pycache__", ".hypothesis", ".pytest_cache", ".ruff_cache"}
 TEXT_SUFFIXES = {".md", ".sh", ".py", ".rs", ".toml", ".yml", ".yaml", ""}
 MARKER = re.compile(r"(BEGIN|END) GENERATED: ([a-z0-9-]+)")
+KEY = r"[a-z][a-z0-9_]*"
+RESERVED_KEYS = ("goal", "error", "notes")
+MAX_VALUE_MODES = 8  # parse_large.sh codes a value flag as one of the digits 2-9
+ABOVE_CAP = ("clamp-with-note",)  # what may happen above a value's cap (docs/SPEC.md V5)
 
 
-def load_modes(vocab_path: Path) -> Modes:
+@dataclass(frozen=True)
+class Value:
+    """A mode's value (docs/SPEC.md V1): `--<name>=N`."""
+
+    mode: int  # index of its mode in the vocabulary
+    name: str  # the words in E5: "lane count"
+    metavar: str  # N, as in --parallel=N
+    field: str  # JSON key of the number
+    note_field: str  # JSON key of the note
+    default: int
+    minimum: int
+    cap: int
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    modes: Modes  # (key, dashed name), in vocabulary order
+    values: Tuple[Value, ...] = ()
+
+    def value_of(self, index: int) -> Optional[Value]:
+        return next((value for value in self.values if value.mode == index), None)
+
+
+def _fail(source: str, message: str) -> NoReturn:
+    sys.exit(f"generate: {source}: {message}")
+
+
+def _value(entry: dict, index: int, source: str) -> Value:
+    known = {"name", "metavar", "field", "note_field", "default", "minimum", "cap", "above_cap"}
+    if set(entry) != known:
+        _fail(source, f"a mode's value needs exactly {sorted(known)} (got {sorted(entry)})")
+    numbers = [entry[k] for k in ("default", "minimum", "cap")]
+    if not all(type(n) is int for n in numbers):
+        _fail(source, "default, minimum and cap are integers")
+    default, minimum, cap = numbers
+    if not 1 <= minimum <= 9:  # parse_large.sh decides `below the minimum` with one-digit patterns
+        _fail(source, "a value's minimum is 1 to 9")
+    if not minimum <= default <= cap <= 999_999_999:
+        _fail(source, "a value needs minimum <= default <= cap <= 999999999")
+    if entry["above_cap"] not in ABOVE_CAP:
+        _fail(source, f"above_cap must be one of {ABOVE_CAP}")
+    if not re.fullmatch(r"[a-z]+( [a-z]+)*", entry["name"]) or not re.fullmatch(r"[A-Z]+", entry["metavar"]):
+        _fail(source, "a value's name is lowercase words, its metavar uppercase letters")
+    for field in ("field", "note_field"):
+        if not re.fullmatch(KEY, entry[field]) or entry[field] in RESERVED_KEYS or entry[field].endswith("_source"):
+            _fail(source, f"bad {field} {entry[field]!r}")
+    return Value(index, entry["name"], entry["metavar"], entry["field"], entry["note_field"], default, minimum, cap)
+
+
+def load_vocabulary(vocab_path: Path) -> Vocabulary:
+    source = vocab_path.name
     data = tomllib.loads(vocab_path.read_text(encoding="utf-8"))
     modes: Modes = []
-    for entry in data.get("mode", []):
+    values: List[Value] = []
+    for index, entry in enumerate(data.get("mode", [])):
         key, name = entry["key"], entry["name"]
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", key) or key in ("goal", "error", "notes") or key.endswith("_source"):
-            sys.exit(f"generate: bad mode key {key!r}")
+        if not re.fullmatch(KEY, key) or key in RESERVED_KEYS or key.endswith("_source"):
+            _fail(source, f"bad mode key {key!r}")
         if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name) or name.startswith("no-"):
-            sys.exit(f"generate: bad flag name {name!r}")
+            _fail(source, f"bad flag name {name!r}")
+        if set(entry) - {"key", "name", "value"}:
+            _fail(source, f"unknown setting of mode {key!r}: {sorted(set(entry) - {'key', 'name', 'value'})}")
         modes.append((key, name))
+        if "value" in entry:
+            values.append(_value(entry["value"], index, source))
     if not modes:
-        sys.exit("generate: spec/flags.toml lists no mode")
-    if len(modes) > 26:  # parse.sh codes each mode's flags as one letter
-        sys.exit("generate: at most 26 modes")
+        _fail(source, "lists no mode")
+    if len(modes) > 26:  # parse_large.sh codes each mode's flags as one letter
+        _fail(source, "at most 26 modes")
+    if len(values) > MAX_VALUE_MODES:
+        _fail(source, f"at most {MAX_VALUE_MODES} modes take a value")
     for i, column in enumerate(("key", "name")):
-        values = [m[i] for m in modes]
-        if len(set(values)) != len(values):
-            sys.exit(f"generate: duplicate mode {column}")
-    return modes
+        column_values = [m[i] for m in modes]
+        if len(set(column_values)) != len(column_values):
+            _fail(source, f"duplicate mode {column}")
+    keys = [key for key, _ in modes] + [key + "_source" for key, _ in modes]
+    keys += [field for value in values for field in (value.field, value.note_field)]
+    if len(set(keys)) != len(keys):
+        _fail(source, "a value's field or note_field repeats another JSON key")
+    return Vocabulary(modes, tuple(values))
 
 
-def supported_flags(modes: Modes) -> str:
-    return ", ".join("--" + name for _, name in modes)
+def flag_label(vocab: Vocabulary, index: int) -> str:
+    """A mode's flag in the lists: --name, or --name[=N] for a mode with a value."""
+    name = vocab.modes[index][1]
+    value = vocab.value_of(index)
+    return f"--{name}[={value.metavar}]" if value else f"--{name}"
 
 
-def e1_message(modes: Modes) -> str:
-    return f"Unknown flag '{{token}}'. Supported flags: {supported_flags(modes)}."
+def supported_flags(vocab: Vocabulary) -> str:
+    return ", ".join(flag_label(vocab, index) for index in range(len(vocab.modes)))
 
 
-def python_vocab(modes: Modes) -> str:
-    rows = "".join(f"    ({key!r}, {name!r}),\n" for key, name in modes).replace("'", '"')
+def e1_message(vocab: Vocabulary) -> str:
+    return f"Unknown flag '{{token}}'. Supported flags: {supported_flags(vocab)}."
+
+
+def e2_value_hint(vocab: Vocabulary) -> str:
+    """E2's last sentence: which flags do take a value (docs/SPEC.md V8); empty when none does."""
+    flags = [f"--{vocab.modes[v.mode][1]}={v.metavar}" for v in vocab.values]
+    if not flags:
+        return ""
+    listed = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " and " + flags[-1]
+    return f" Only {listed} {'takes' if len(flags) == 1 else 'take'} a value."
+
+
+def e2_message(vocab: Vocabulary) -> str:
+    return "Flag '{flag}' takes no value (got '{token}')." + e2_value_hint(vocab)
+
+
+def suggestion_forms(vocab: Vocabulary) -> List[str]:
+    """S1: every flag form without its leading `--`, in vocabulary order."""
+    return [form for _, name in vocab.modes for form in (name, "no-" + name)]
+
+
+def max_edits(form: str) -> int:
+    """S4: how far a token may be from ``form`` and still be near it."""
+    return len(form) // 3
+
+
+def suggest_limit(vocab: Vocabulary) -> int:
+    """S7: the longest token part (code points) that can be near some form."""
+    return max(len(form) + max_edits(form) for form in suggestion_forms(vocab))
+
+
+def python_vocab(vocab: Vocabulary) -> str:
+    rows = "".join(f"    ({key!r}, {name!r}),\n" for key, name in vocab.modes).replace("'", '"')
+    value_rows = "".join(
+        f"    ({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
+        f"{v.default}, {v.minimum}, {v.cap}),\n"
+        for v in vocab.values
+    ).replace("'", '"')
     return (
         f'"""The flag vocabulary: {HEADER}."""\n\n'
         "# (mode key, dashed flag name), in contract order.\n"
         f"MODES = (\n{rows})\n"
-        f'SUPPORTED_FLAGS = "{supported_flags(modes)}"\n'
+        "# Modes that take a value (docs/SPEC.md V1-V8), in vocabulary order:\n"
+        "# (mode index, field, note field, value name, metavar, default, minimum, cap).\n"
+        f"VALUE_MODES = ({chr(10) + value_rows if value_rows else ''})\n"
+        f'SUPPORTED_FLAGS = "{supported_flags(vocab)}"\n'
+        "# E2's last sentence: the flags that take a value (empty when none does).\n"
+        f'E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'
+        "# docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
+        f"SUGGEST_LIMIT = {suggest_limit(vocab)}\n"
     )
 
 
-def rust_vocab(modes: Modes) -> str:
-    rows = "".join(f'    ("{key}", "{name}"),\n' for key, name in modes)
+def rust_vocab(vocab: Vocabulary) -> str:
+    rows = "".join(f'    ("{key}", "{name}"),\n' for key, name in vocab.modes)
+    value_rows = "".join(
+        f'    ValueMode {{ mode: {v.mode}, field: "{v.field}", note_field: "{v.note_field}", name: "{v.name}", '
+        f'metavar: "{v.metavar}", default: {v.default}, minimum: {v.minimum}, cap: {v.cap} }},\n'
+        for v in vocab.values
+    )
     return (
         f"// The flag vocabulary: {HEADER}.\n"
         "#![cfg_attr(rustfmt, rustfmt::skip)] // generated: rustfmt's layout would differ from the generator's\n\n"
+        "use crate::ValueMode;\n\n"
         "/// (mode key, dashed flag name), in contract order.\n"
-        f"pub const MODES: [(&str, &str); {len(modes)}] = [\n{rows}];\n"
+        f"pub const MODES: [(&str, &str); {len(vocab.modes)}] = [\n{rows}];\n"
+        "/// The modes that take a value (docs/SPEC.md V1-V8), in vocabulary order.\n"
+        f"pub const VALUE_MODES: [ValueMode; {len(vocab.values)}] = [{chr(10) + value_rows if value_rows else ''}];\n"
         "/// The list in the E1 message.\n"
-        f'pub const SUPPORTED_FLAGS: &str = "{supported_flags(modes)}";\n'
+        f'pub const SUPPORTED_FLAGS: &str = "{supported_flags(vocab)}";\n'
+        "/// E2's last sentence: the flags that take a value (empty when none does).\n"
+        f'pub const E2_VALUE_HINT: &str = "{e2_value_hint(vocab)}";\n'
+        "/// docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
+        f"pub const SUGGEST_LIMIT: usize = {suggest_limit(vocab)};\n"
     )
 
 
-def bash_vocabulary(modes: Modes) -> str:
-    keys = " ".join(key for key, _ in modes)
-    names = " ".join(name for _, name in modes)
+def _bash_sparse(vocab: Vocabulary, column: Callable[[Value], object]) -> str:
+    """A bash array with one element per mode that takes a value, at its mode's index."""
+    return "(" + " ".join(f"[{v.mode}]='{column(v)}'" for v in vocab.values) + ")"
+
+
+def bash_vocabulary(vocab: Vocabulary) -> str:
+    keys = " ".join(key for key, _ in vocab.modes)
+    names = " ".join(name for _, name in vocab.modes)
     return (
         f"# {HEADER}\n"
         f"SAGE_FLAGS_MODE_KEYS=({keys})\n"
         f"SAGE_FLAGS_MODE_NAMES=({names})\n"
-        f"SAGE_FLAGS_SUPPORTED='{supported_flags(modes)}'\n"
+        f"SAGE_FLAGS_SUPPORTED='{supported_flags(vocab)}'\n"
+        f"SAGE_FLAGS_SUGGEST_LIMIT={suggest_limit(vocab)} # docs/SPEC.md S7\n"
+        "# Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.\n"
+        f"SAGE_FLAGS_VALUE_FIELDS={_bash_sparse(vocab, lambda v: v.field)}\n"
+        f"SAGE_FLAGS_NOTE_FIELDS={_bash_sparse(vocab, lambda v: v.note_field)}\n"
+        f"SAGE_FLAGS_VALUE_NAMES={_bash_sparse(vocab, lambda v: v.name)}\n"
+        f"SAGE_FLAGS_VALUE_DEFAULTS={_bash_sparse(vocab, lambda v: v.default)}\n"
+        f"SAGE_FLAGS_VALUE_MINIMUMS={_bash_sparse(vocab, lambda v: v.minimum)}\n"
+        f"SAGE_FLAGS_VALUE_CAPS={_bash_sparse(vocab, lambda v: v.cap)}\n"
+        f"SAGE_FLAGS_E2_VALUE_HINT='{e2_value_hint(vocab)}'\n"
     )
 
 
-def flag_table(modes: Modes) -> str:
+def flag_table(vocab: Vocabulary) -> str:
     lines = [
         f"<!-- {HEADER} -->",
         "",
         "| mode (JSON key) | turn on | turn off | config line that makes it default-on |",
         "|---|---|---|---|",
     ]
-    lines += [f"| `{key}` | `--{name}` | `--no-{name}` | `{key}: true` |" for key, name in modes]
+    for index, (key, name) in enumerate(vocab.modes):
+        value = vocab.value_of(index)
+        on = f"`--{name}`" + (f", `--{name}={value.metavar}`" if value else "")
+        lines.append(f"| `{key}` | {on} | `--no-{name}` | `{key}: true` |")
     return "\n".join(lines) + "\n"
 
 
-def e1_block(modes: Modes) -> str:
-    return f"  `{e1_message(modes)}`\n"
+def e1_block(vocab: Vocabulary) -> str:
+    return f"  `{e1_message(vocab)}`\n"
 
 
-WHOLE_FILES: Dict[str, Callable[[Modes], str]] = {
+def e2_block(vocab: Vocabulary) -> str:
+    return f"  `{e2_message(vocab)}`\n"
+
+
+def value_modes(vocab: Vocabulary) -> str:
+    """The modes that take a value, as a table and as the rules an agent applies by hand (docs/SPEC.md V1-V8)."""
+    lines = [f"<!-- {HEADER} -->", ""]
+    if not vocab.values:
+        lines.append(
+            "No mode of this vocabulary takes a value: `--<flag>=<anything>` for a flag of the table"
+            " is always the `takes no value` error (E2)."
+        )
+        return "\n".join(lines) + "\n"
+    lines += [
+        "| flag | value | JSON number, note | default | minimum | cap (above it: clamped, with a note) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for v in vocab.values:
+        name = vocab.modes[v.mode][1]
+        numbers = f"{v.default} | {v.minimum} | {v.cap}"
+        lines.append(f"| `--{name}={v.metavar}` | {v.name} | `{v.field}`, `{v.note_field}` | {numbers} |")
+    for v in vocab.values:
+        key, name = vocab.modes[v.mode]
+        lines += [
+            "",
+            f"- `--{name}={v.metavar}` turns `{key}` on like `--{name}` (so `--{name}={v.metavar} --no-{name}` is E3);"
+            f" {v.metavar} is one or more ASCII digits with a value of at least {v.minimum}. Anything else after the"
+            f" `=` is the error `--{name} takes a {v.name} of {v.minimum} or more (got '<value>').`"
+            " with <value> the text after the `=` as typed.",
+            f"- `{v.field}` is 0 while `{key}` is off. When it is on (by flag or by config) it is the"
+            f" {v.metavar} of the first `--{name}={v.metavar}`, without leading zeros, or {v.default} when no token"
+            f" gave one. A later `--{name}={v.metavar}` is still checked but changes nothing.",
+            f"- Above {v.cap}, `{v.field}` is {v.cap} and `{v.note_field}` is"
+            f" `--{name}=<{v.metavar}> exceeds the hard cap; clamped to {v.cap}.` (<{v.metavar}> without leading"
+            f" zeros, however many digits); otherwise `{v.note_field}` is null. On any error it is 0 and null.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def suggestion_table(vocab: Vocabulary) -> str:
+    lines = [
+        f"<!-- {HEADER} -->",
+        "",
+        "| flag form | near a token at most this many edits away |",
+        "|---|---|",
+    ]
+    lines += [f"| `--{form}` | {max_edits(form)} |" for form in suggestion_forms(vocab)]
+    lines += ["", f"A token part longer than {suggest_limit(vocab)} characters is near no form."]
+    return "\n".join(lines) + "\n"
+
+
+WHOLE_FILES: Dict[str, Callable[[Vocabulary], str]] = {
     "python/sage_flags/_vocab.py": python_vocab,
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
 }
-BLOCKS: Dict[str, Callable[[Modes], str]] = {
+BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
     "flag-table": flag_table,
     "e1-message": e1_block,
+    "e2-message": e2_block,
+    "value-modes": value_modes,
+    "suggestion-table": suggestion_table,
     "bash-vocabulary": bash_vocabulary,
 }
 
 
-def render_blocks(text: str, modes: Modes, where: str) -> str:
+def render_blocks(text: str, vocab: Vocabulary, where: str) -> str:
     out: List[str] = []
     open_name = None
     for line in text.splitlines(keepends=True):
@@ -129,7 +325,7 @@ def render_blocks(text: str, modes: Modes, where: str) -> str:
                 open_name = match.group(2)
                 if open_name not in BLOCKS:
                     sys.exit(f"generate: {where}: unknown block {open_name!r}")
-                out.append(BLOCKS[open_name](modes))
+                out.append(BLOCKS[open_name](vocab))
         elif match and match.group(1) == "END":
             if match.group(2) != open_name:
                 sys.exit(f"generate: {where}: END {match.group(2)} closes BEGIN {open_name}")
@@ -149,9 +345,9 @@ def text_files(root: Path):
                 yield path
 
 
-def outputs(root: Path, modes: Modes) -> Dict[Path, str]:
+def outputs(root: Path, vocab: Vocabulary) -> Dict[Path, str]:
     """Every generated file's wanted content."""
-    wanted = {root / rel: render(modes) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
+    wanted = {root / rel: render(vocab) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
     generator = Path(__file__).resolve()
     for path in text_files(root):
         if path in wanted or path.resolve() == generator:
@@ -161,7 +357,7 @@ def outputs(root: Path, modes: Modes) -> Dict[Path, str]:
         except (UnicodeDecodeError, OSError):
             continue
         if "GENERATED: " in text:
-            rendered = render_blocks(text, modes, str(path.relative_to(root)))
+            rendered = render_blocks(text, vocab, str(path.relative_to(root)))
             if rendered != text:
                 wanted[path] = rendered
             else:
@@ -175,9 +371,11 @@ def main() -> int:
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
     args = parser.parse_args()
     root = args.root.resolve()
-    modes = load_modes(root / "spec" / "flags.toml")
+    vocab = load_vocabulary(root / "spec" / "flags.toml")
+    for other in sorted((root / "spec").glob("*.toml")):  # the other shipped vocabularies must load too
+        load_vocabulary(other)
     stale = []
-    for path, content in outputs(root, modes).items():
+    for path, content in outputs(root, vocab).items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == content:
             continue

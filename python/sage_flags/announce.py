@@ -5,14 +5,16 @@ ARGV is handled exactly as by ``parse`` (C1-C3); the result is rendered as
     Sage → build workflow. Modes: --quality-locked, --autonomous (config)
     Goal: Ship dark mode
 
-(status 0), or ``Sage: <error message>`` (status 1). Text that came from the
+(status 0), or ``Sage: <error message>`` (status 1). A mode that takes a value
+is written with its number (``--<name>=3``), and each note gets a line
+``Note: ...`` before the goal (docs/SPEC.md A2). Text that came from the
 user is made terminal-safe first: C0 controls other than TAB and LF, DEL and
 the C1 controls are written as ``\\u00XX``, so an escape sequence in a goal
 never reaches the terminal raw. Uses the loaded backend's parse/load_defaults,
 so it runs on the native core and on the pure-Python reference alike.
 """
 
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, split_argv
 
 TYPE_CHECKING = False
@@ -45,14 +47,22 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
     if error is not None:
         return "Sage: " + terminal_safe(error) + "\n", PARSE_ERROR
     active = []
-    for key, name in MODES:
+    number_fields = {row[0]: row[1] for row in VALUE_MODES}
+    for index, (key, name) in enumerate(MODES):
         if getattr(result, key):  # the vocabulary decides which fields exist
+            flag = "--" + name
+            if index in number_fields:
+                flag += "=%d" % getattr(result, number_fields[index])
             config_only = getattr(result, key + "_source") == "config"
-            active.append("--" + name + (" (config)" if config_only else ""))
+            active.append(flag + (" (config)" if config_only else ""))
     text = "Sage → " + workflow + " workflow."
     if active:
         text += " Modes: " + ", ".join(active)
     text += "\n"
+    for row in VALUE_MODES:
+        note = getattr(result, row[2])
+        if note is not None:
+            text += "Note: " + terminal_safe(note) + "\n"
     goal = result.goal
     if goal:
         text += "Goal: " + terminal_safe(goal) + "\n"  # TAB and LF stay raw, as typed

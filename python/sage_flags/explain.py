@@ -18,10 +18,10 @@ import errno
 import os
 import stat
 
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
-from sage_flags.reference import read_all
+from sage_flags.reference import nearest, read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,31 +46,22 @@ def _finding(code: str, message: str) -> "Finding":
     return {"code": code, "message": _show(message)}  # messages quote the file's text
 
 
-def _distance(a: str, b: str) -> int:
-    """Levenshtein distance (the keys are short)."""
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
-
-
 def _closest_mode(key: str) -> "Optional[Tuple[str, bool]]":
-    """(mode key, exact after normalising case and separators) for a key that looks like a mode, else None."""
+    """(mode key, exact after normalising case and separators) for a key that looks like a mode, else None.
+
+    A near-miss key is one E1's suggestion rule (docs/SPEC.md S2-S5, ``reference.nearest``) finds near
+    a mode key, or a longer key that holds one (``quality_locked_default``).
+    """
     normal = key.strip().lower().replace("-", "_").replace(" ", "_")
+    keys = tuple(mode for mode, _ in MODES)
+    if normal in keys:
+        return normal, True
+    near = nearest(key.strip(), keys)
+    if near is not None:
+        return near, False
     compact = normal.replace("_", "")
-    best = None
-    for mode, _ in MODES:
-        if normal == mode:
-            return mode, True
-        target = mode.replace("_", "")
-        distance = _distance(compact, target)
-        if target in compact or distance <= max(1, len(target) // 3):  # autonomy, qualitylock, quality_locke
-            if best is None or distance < best[1]:
-                best = (mode, distance)
-    return (best[0], False) if best else None
+    holding = [mode for mode in keys if mode.replace("_", "") in compact]
+    return (holding[0], False) if len(holding) == 1 else None
 
 
 class _Line:
@@ -84,7 +75,7 @@ class _Line:
         return {"line": self.number, "text": self.text, "mode": self.mode, "verdict": verdict, "reasons": self.reasons}
 
 
-def _value_reasons(value: str) -> "List[Finding]":
+def _value_reasons(value: str, mode: str) -> "List[Finding]":
     import re
 
     reasons = []
@@ -112,9 +103,19 @@ def _value_reasons(value: str) -> "List[Finding]":
         )
     elif core == "":
         reasons.append(_finding("no-value", "no value: write `true`"))
+    elif core.isascii() and core.isdigit() and mode in _TAKES_A_VALUE:  # V1: `parallel: 3`
+        reasons.append(_finding("number-value", "value `%s` is not `true`: %s" % (core, _TAKES_A_VALUE[mode])))
     else:
         reasons.append(_finding("other-value", "value `%s` is not `true`" % core))
     return reasons
+
+
+# mode key -> how its number is set, for a config line that gives the number (docs/SPEC.md V1-V4)
+_TAKES_A_VALUE = {
+    MODES[row[0]][0]: "the config can only turn %s on, with the default %s %d; another %s comes from --%s=%s"
+    % (MODES[row[0]][0], row[3], row[5], row[3], MODES[row[0]][1], row[4])
+    for row in VALUE_MODES
+}
 
 
 _CANDIDATE = None
@@ -153,12 +154,12 @@ def _examine_segment(segment: str) -> "Optional[Tuple[str, List[Finding]]]":
     if match.group("quote"):
         reasons.append(_finding("quoted-key", "quoted key: write it bare, `%s`" % mode))
     if not exact:
-        reasons.append(_finding("near-miss-key", "near-miss key name `%s`: the key is `%s`" % (key, mode)))
+        reasons.append(_finding("near-miss-key", "near-miss key name `%s`: did you mean `%s`?" % (key, mode)))
     elif key != mode:
         if key.lower() != key:
-            reasons.append(_finding("key-case", "key `%s` is not lowercase: the key is `%s`" % (key, mode)))
+            reasons.append(_finding("key-case", "key `%s` is not lowercase: did you mean `%s`?" % (key, mode)))
         if "-" in key or " " in key:
-            reasons.append(_finding("key-separator", "key `%s` uses `-` or spaces: the key is `%s`" % (key, mode)))
+            reasons.append(_finding("key-separator", "key `%s` uses `-` or spaces: did you mean `%s`?" % (key, mode)))
     if match.group("before"):
         reasons.append(_finding("space-before-colon", "space before the `%s`" % match.group("sep")))
     if match.group("sep") == "=":
@@ -172,7 +173,7 @@ def _examine_segment(segment: str) -> "Optional[Tuple[str, List[Finding]]]":
         reasons.append(_finding("tab-after-colon", "a tab after the colon: exactly one space is needed"))
     elif len(after) > 1:
         reasons.append(_finding("extra-space", "%d spaces after the colon: exactly one is needed" % len(after)))
-    reasons.extend(_value_reasons(match.group("value")))
+    reasons.extend(_value_reasons(match.group("value"), mode))
     return mode, reasons
 
 

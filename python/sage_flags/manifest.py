@@ -19,12 +19,12 @@ import json
 import os
 import stat
 
-from sage_flags._vocab import MODES
+from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.reference import read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence, Tuple
+    from typing import Dict, List, Optional, Sequence, Tuple, Union
 
     from sage_flags.reference import ParseResult
 
@@ -41,6 +41,8 @@ MAX_SYMLINK_HOPS = 40  # as Linux's own limit (ELOOP)
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
 NOTE = "{flag} overrides {key}: {recorded} recorded in the manifest."
+# mode index -> its VALUE_MODES row (mode index, field, note field, value name, metavar, default, minimum, cap)
+_VALUE_OF = {row[0]: row for row in VALUE_MODES}
 
 
 class UnsafeManifest(Exception):
@@ -165,43 +167,66 @@ class Frontmatter:
         return found
 
 
-def recorded_values(data: bytes) -> "Dict[str, bool]":
-    """The modes MANIFEST records (resume). Anything unclear records nothing."""
+def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
+    """What MANIFEST records (resume): each mode's value, and the number of each mode that takes a value and
+    records one its vocabulary allows (a plain decimal from the minimum to the cap). Anything unclear records
+    nothing."""
     try:
         manifest = Frontmatter(data)
     except UnsafeManifest:
         return {}
-    values: Dict[str, bool] = {}
+    values: Dict[str, Union[bool, int]] = {}
     if manifest.header < 0:
         return values
-    for key, _ in MODES:
+
+    def token_of(key: str) -> bytes:
         entries = manifest.entries(key.encode("ascii"))
         if not entries:
-            continue
+            return b""
         rest = entries[-1][1]  # a repeated key: the last one counts, as in YAML loaders
         span = _value_token(rest)
-        token = rest[span[0] : span[1]] if span else b""
+        return rest[span[0] : span[1]] if span else b""
+
+    for index, (key, _) in enumerate(MODES):
+        token = token_of(key)
         if token in (b"true", b"false"):
             values[key] = token == b"true"
+        row = _VALUE_OF.get(index)
+        if row is not None:
+            number = token_of(row[1])
+            if number.isdigit() and len(number) <= 9 and row[6] <= int(number) <= row[7]:
+                values[row[1]] = int(number)
     return values
 
 
-def _entry_line(indent: bytes, key: str, value: bool, eol: bytes) -> bytes:
-    return indent + key.encode("ascii") + b": " + (b"true" if value else b"false") + eol
+def entries_to_write(values: "Dict[str, Union[bool, int]]") -> "List[Tuple[str, bytes]]":
+    """P4: the flags block's entries, (key, value token), in vocabulary order: each mode, then its number."""
+    entries = []
+    for index, (key, _) in enumerate(MODES):
+        entries.append((key, b"true" if values[key] else b"false"))
+        row = _VALUE_OF.get(index)
+        if row is not None:
+            entries.append((row[1], str(values[row[1]]).encode("ascii")))
+    return entries
 
 
-def updated_manifest(data: "Optional[bytes]", values: "Dict[str, bool]") -> bytes:
+def _entry_line(indent: bytes, key: str, token: bytes, eol: bytes) -> bytes:
+    return indent + key.encode("ascii") + b": " + token + eol
+
+
+def updated_manifest(data: "Optional[bytes]", values: "Dict[str, Union[bool, int]]") -> bytes:
     """MANIFEST's bytes with ``values`` recorded; ``data`` None means no file yet."""
     manifest = Frontmatter(data or b"")
     eol = manifest.eol
     lines = manifest.lines
+    entries = entries_to_write(values)
     if not manifest.present:
         block = [DELIMITER + eol, FLAGS_KEY + b":" + eol]
-        block += [_entry_line(NEW_BLOCK_INDENT, key, values[key], eol) for key, _ in MODES]
+        block += [_entry_line(NEW_BLOCK_INDENT, key, token, eol) for key, token in entries]
         return manifest.bom + b"".join(block) + DELIMITER + eol + b"".join(lines)
     if manifest.header < 0:
         block = [FLAGS_KEY + b":" + eol]
-        block += [_entry_line(NEW_BLOCK_INDENT, key, values[key], eol) for key, _ in MODES]
+        block += [_entry_line(NEW_BLOCK_INDENT, key, token, eol) for key, token in entries]
         lines = lines[: manifest.close] + block + lines[manifest.close :]
         return manifest.bom + b"".join(lines)
     indent = manifest.entry_indent()
@@ -217,18 +242,17 @@ def updated_manifest(data: "Optional[bytes]", values: "Dict[str, bool]") -> byte
         raise UnsafeManifest("the frontmatter's flags: block is a list, not a mapping")
     lines = list(lines)
     missing = []
-    for key, _ in MODES:
-        entries = manifest.entries(key.encode("ascii"))
-        if not entries:
-            missing.append(_entry_line(indent, key, values[key], eol))
-        for index, rest in entries:
+    for key, token in entries:
+        found = manifest.entries(key.encode("ascii"))
+        if not found:
+            missing.append(_entry_line(indent, key, token, eol))
+        for index, rest in found:
             span = _value_token(rest)
             if span is None:
                 raise UnsafeManifest("the flags: entry for %s has no single plain value" % key)
             content = _content(lines[index])
             ending = lines[index][len(content) :]
             colon_end = len(content) - len(rest)  # `rest` is what follows the colon
-            token = b"true" if values[key] else b"false"
             lines[index] = content[: colon_end + span[0]] + token + content[colon_end + span[1] :] + ending
     if missing:
         insert_at = manifest.header + 1
@@ -253,15 +277,16 @@ def _render(pairs: "Sequence[Tuple[str, object]]") -> str:
 
 def _contract_keys() -> "List[str]":
     keys = [key for key, _ in MODES]
-    return [*keys, "goal", "error"] + [key + "_source" for key in keys]
+    numbers = [field for row in VALUE_MODES for field in (row[1], row[2])]
+    return [*keys, "goal", "error"] + [key + "_source" for key in keys] + numbers
 
 
-def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, bool], bool]]":
-    """(mode values, whether it carries an error) if ``data`` is exactly one contract line, else None.
+def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]], bool]]":
+    """(mode values and numbers, whether it carries an error) if ``data`` is exactly one contract line, else None.
 
-    A contract line (P1) is what a layer prints: a ``parse`` line (C16) or a
+    A contract line (P1) is what a layer prints: a ``parse`` line (C16, V7) or a
     ``resume`` line (the same plus ``"notes"``), in canonical form byte for
-    byte (C17), UTF-8, then one LF; its values agree with C15 and C18.
+    byte (C17), UTF-8, then one LF; its values agree with C15, C18 and V4-V6.
     """
     if not data.endswith(b"\n") or b"\n" in data[:-1]:
         return None
@@ -279,7 +304,7 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, bool], bool]]":
         return None
     fields = dict(pairs)
     sources = RESUME_SOURCES if is_resume_line else SOURCES
-    values: Dict[str, bool] = {}
+    values: Dict[str, Union[bool, int]] = {}
     for key, _ in MODES:
         value, source = fields[key], fields[key + "_source"]
         if type(value) is not bool or not any(source is s or source == s for s in sources):
@@ -287,13 +312,23 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, bool], bool]]":
         if (source is None and value) or (source == "config" and not value):  # C15
             return None
         values[key] = value
+    for row in VALUE_MODES:  # V4-V6: 0 and no note while off; minimum..cap while on; a note only at the cap
+        number, note = fields[row[1]], fields[row[2]]
+        if type(number) is not int or not (note is None or type(note) is str):
+            return None
+        on = values[MODES[row[0]][0]]
+        if (not on and (number != 0 or note is not None)) or (on and not row[6] <= number <= row[7]):
+            return None
+        if note is not None and number != row[7]:
+            return None
+        values[row[1]] = number
     error, notes = fields["error"], fields.get("notes", [])
     if type(fields["goal"]) is not str or not (error is None or type(error) is str):
         return None
     if type(notes) is not list or any(type(note) is not str for note in notes):
         return None
     if error is not None and (
-        any(values.values()) or fields["goal"] or notes or any(fields[k + "_source"] is not None for k in values)
+        any(values.values()) or fields["goal"] or notes or any(fields[k + "_source"] is not None for k, _ in MODES)
     ):
         return None  # C18: an error line holds nothing else
     if _render(pairs) != text:  # canonical form only (C16, C17)
@@ -427,7 +462,7 @@ def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
         pass
 
 
-def persist(manifest_path: bytes, values: "Dict[str, bool]") -> None:
+def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]") -> None:
     """Record ``values`` in the manifest at ``manifest_path`` (raises UnsafeManifest: nothing changed)."""
     if not manifest_path or manifest_path.endswith(b"/"):
         raise UnsafeManifest("the manifest path does not name a file")
@@ -472,24 +507,34 @@ def _fail(message: str) -> None:
     sys.stderr.buffer.flush()
 
 
-def resume_fields(result: "ParseResult", recorded: "Dict[str, bool]") -> "List[Tuple[str, object]]":
-    """The members of a resume line: the parse result with recorded modes filled in, then the notes."""
+def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]") -> "List[Tuple[str, object]]":
+    """The members of a resume line: the parse result with recorded modes filled in, then the notes (R1-R3)."""
     modes: List[Tuple[str, object]] = []
     sources: List[Tuple[str, object]] = []
+    numbers: List[Tuple[str, object]] = []
     notes = []
     failed = result.error is not None
-    for key, name in MODES:
+    for index, (key, name) in enumerate(MODES):
         value, source = getattr(result, key), getattr(result, key + "_source")
+        row = _VALUE_OF.get(index)
+        number, note = (getattr(result, row[1]), getattr(result, row[2])) if row else (0, None)
         if not failed and key in recorded:
             if source == "flag":
                 if value != recorded[key]:  # R3: a note only when the flag changes the recorded value
                     flag = "--" + name if value else "--no-" + name
                     notes.append(NOTE.format(flag=flag, key=key, recorded="true" if recorded[key] else "false"))
+                elif row and value and row[1] in recorded and number != recorded[row[1]]:  # R3 for the number
+                    flag = "--%s=%d" % (name, number)
+                    notes.append(NOTE.format(flag=flag, key=row[1], recorded=recorded[row[1]]))
             else:
                 value, source = recorded[key], "manifest"
+                if row:  # R1: the number follows its mode
+                    number, note = (recorded.get(row[1], row[5]) if value else 0), None
         modes.append((key, value))
         sources.append((key + "_source", source))
-    return [*modes, ("goal", result.goal), ("error", result.error), *sources, ("notes", notes)]
+        if row:
+            numbers += [(row[1], number), (row[2], note)]
+    return [*modes, ("goal", result.goal), ("error", result.error), *sources, *numbers, ("notes", notes)]
 
 
 def run_resume(items: "Sequence[bytes]") -> int:
@@ -502,7 +547,7 @@ def run_resume(items: "Sequence[bytes]") -> int:
     parse, load_defaults = _backend()
     defaults = load_defaults(config_path) if config_path else None  # C11
     result = parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
-    recorded: Dict[str, bool] = {}
+    recorded: Dict[str, Union[bool, int]] = {}
     if result.error is None and items[0]:
         try:
             existing = _read_regular(items[0])

@@ -3,17 +3,18 @@
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
 stays cheap. docs/SPEC.md is the rule book; the
-comments cite its rule numbers (C1..C22, E1..E4).
+comments cite its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the
+values' V1..V8).
 """
 
 import os
 import stat
 
-from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS, VALUE_MODES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
-    from typing import Dict, Mapping, Optional, Tuple, Union
+    from typing import Dict, List, Mapping, Optional, Tuple, Union
 
     _PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None]
 
@@ -31,11 +32,16 @@ for _key, _name in MODES:
     _FLAG_TABLE["--" + _name] = (_key, True)
     _FLAG_TABLE["--no-" + _name] = (_key, False)
 _NAME_OF = dict(MODES)
+# V2: "--name" of a mode that takes a value -> (mode key, its VALUE_MODES row)
+_VALUE_TABLE = {"--" + MODES[row[0]][1]: (MODES[row[0]][0], row) for row in VALUE_MODES}
 
 E1 = "Unknown flag '{token}'. Supported flags: " + SUPPORTED_FLAGS + "."
-E2 = "Flag '{flag}' takes no value (got '{token}')."
+E1_SUGGESTION = " Did you mean '--{form}'?"
+E2 = "Flag '{flag}' takes no value (got '{token}')." + E2_VALUE_HINT
 E3 = "Conflicting flags for {key}: both --{name} and --no-{name} passed."
 E4 = "Arguments are not valid UTF-8."
+E5 = "--{name} takes a {value_name} of {minimum} or more (got '{value}')."
+NOTE = "--{name}={number} exceeds the hard cap; clamped to {cap}."
 
 # C17: json.dumps(ensure_ascii=False) string escapes, without importing json.
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
@@ -47,13 +53,15 @@ def _json_string(value: str) -> str:
     return '"' + value.translate(_JSON_ESCAPES) + '"'
 
 
-def _json_value(value: "Union[str, bool, None]") -> str:
+def _json_value(value: "Union[str, bool, int, None]") -> str:
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
+    if type(value) is int:  # V7: a mode's number
+        return str(value)
     return _json_string(value)
 
 
@@ -61,11 +69,12 @@ class ParseResult:
     """The outcome of one parse: modes, their sources, the goal, or an error.
 
     Immutable. Fields follow C16: one ``<key>`` and one ``<key>_source`` per
-    mode, ``goal`` and ``error``.
+    mode, ``goal`` and ``error``; then, for each mode that takes a value (V7),
+    its number and its note (``values`` maps those field names to them).
     """
 
     __slots__ = ("_fields",)
-    _fields: "Tuple[Tuple[str, Union[str, bool, None]], ...]"
+    _fields: "Tuple[Tuple[str, Union[str, bool, int, None]], ...]"
 
     def __init__(
         self,
@@ -73,14 +82,20 @@ class ParseResult:
         sources: "Mapping[str, Optional[str]]",
         goal: str = "",
         error: "Optional[str]" = None,
+        values: "Optional[Mapping[str, Union[int, str, None]]]" = None,
     ) -> None:
-        fields = [(key, bool(modes.get(key, False))) for key, _ in MODES]
+        fields: "List[Tuple[str, Union[str, bool, int, None]]]" = [
+            (key, bool(modes.get(key, False))) for key, _ in MODES
+        ]
         fields.append(("goal", goal))
         fields.append(("error", error))
         fields.extend((key + "_source", sources.get(key)) for key, _ in MODES)
+        for row in VALUE_MODES:
+            fields.append((row[1], int((values or {}).get(row[1]) or 0)))
+            fields.append((row[2], (values or {}).get(row[2])))
         object.__setattr__(self, "_fields", tuple(fields))
 
-    def __getattr__(self, name: str) -> "Union[str, bool, None]":
+    def __getattr__(self, name: str) -> "Union[str, bool, int, None]":
         for key, value in object.__getattribute__(self, "_fields"):
             if key == name:
                 return value
@@ -109,13 +124,61 @@ class ParseResult:
     def ok(self) -> bool:
         return self._fields[len(MODES) + 1][1] is None
 
-    def to_dict(self) -> "Dict[str, Union[str, bool, None]]":
+    def to_dict(self) -> "Dict[str, Union[str, bool, int, None]]":
         """The six (or more) fields, keys in C16 order."""
         return dict(self._fields)
 
     def to_json(self) -> str:
         """The exact C16/C17 line, without the trailing newline."""
         return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in self._fields) + "}"
+
+
+# docs/SPEC.md S1-S7: the suggestion in E1.
+_FORMS = tuple(form for _, name in MODES for form in (name, "no-" + name))
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def osa_distance(a: str, b: str, most: int) -> int:
+    """S3: the optimal string alignment distance of ``a`` and ``b``, or ``most + 1`` when it exceeds ``most``."""
+    if abs(len(a) - len(b)) > most:  # S7: each length difference costs an edit
+        return most + 1
+    before = None
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i]
+        for j in range(1, len(b) + 1):
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                value = min(value, before[j - 2] + 1)  # type: ignore[index]
+            current.append(value)
+        if min(current) > most:  # a row's minimum never decreases: no way back under the bound
+            return most + 1
+        before, previous = previous, current
+    return min(previous[-1], most + 1)
+
+
+def nearest(word: str, candidates: "Tuple[str, ...]") -> "Optional[str]":
+    """S4-S5: the candidate near ``word`` (ASCII letters lowered, S2) at the smallest distance, None on a tie."""
+    word = word.translate(_ASCII_LOWER)
+    best, best_distance, tied = None, 0, False
+    for candidate in candidates:
+        most = len(candidate) // 3  # S4
+        distance = osa_distance(word, candidate, most)
+        if distance > most:
+            continue
+        if best is None or distance < best_distance:
+            best, best_distance, tied = candidate, distance, False
+        elif distance == best_distance:
+            tied = True
+    return None if tied else best
+
+
+def unknown_flag(token: str) -> str:
+    """E1 for ``token``, with S6's suggestion when a flag form is near it."""
+    part = token.partition("=")[0][2:]  # S2
+    form = nearest(part, _FORMS) if len(part) <= SUGGEST_LIMIT else None  # S7: longer is near no form
+    message = E1.format(token=token)
+    return message if form is None else message + E1_SUGGESTION.format(form=form)
 
 
 def _error(message: str) -> "ParseResult":
@@ -138,6 +201,7 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
     length = len(text)
     pos = 0
     flags: Dict[str, bool] = {}
+    given: Dict[str, str] = {}  # V4: mode key -> the digits of its first --name=N
     while scan.startswith("--", pos):  # C7
         end = scan.find(" ", pos)
         if end < 0:
@@ -151,9 +215,19 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
         flag = _FLAG_TABLE.get(token)
         if flag is None:
             equals = token.find("=")
-            if equals >= 0 and token[:equals] in _FLAG_TABLE:
-                return _error(E2.format(flag=token[:equals], token=token))
-            return _error(E1.format(token=token))
+            before = token[:equals] if equals >= 0 else None
+            if before in _VALUE_TABLE:  # V2: --name=N of a mode that takes a value
+                key, row = _VALUE_TABLE[before]
+                value = token[equals + 1 :]
+                digits = _number(value, row[6])
+                if digits is None:
+                    return _error(E5.format(name=_NAME_OF[key], value_name=row[3], minimum=row[6], value=value))
+                given.setdefault(key, digits)
+                flag = (key, True)
+            elif before in _FLAG_TABLE:
+                return _error(E2.format(flag=before, token=token))
+            else:
+                return _error(unknown_flag(token))
         key, value = flag
         if flags.get(key, value) != value:  # C7: the opposite flag of one mode
             return _error(E3.format(key=key, name=_NAME_OF[key]))
@@ -168,7 +242,33 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
         elif defaults and defaults.get(key):
             modes[key] = True
             sources[key] = "config"
-    return ParseResult(modes, sources, text[pos:])
+    values: Dict[str, Union[int, str, None]] = {}
+    for row in VALUE_MODES:  # V4, V5
+        key, name = MODES[row[0]]
+        if not modes.get(key):
+            continue
+        digits = given.get(key)
+        if digits is None:
+            values[row[1]] = row[5]
+        elif _below(str(row[7]), digits):
+            values[row[1]] = row[7]
+            values[row[2]] = NOTE.format(name=name, number=digits, cap=row[7])
+        else:
+            values[row[1]] = int(digits)
+    return ParseResult(modes, sources, text[pos:], None, values)
+
+
+def _below(a: str, b: str) -> bool:
+    """Whether the number ``a`` is less than ``b`` (digit strings without leading zeros: V2 never makes an int)."""
+    return (len(a), a) < (len(b), b)
+
+
+def _number(value: str, minimum: int) -> "Optional[str]":
+    """V2: VALUE's digits without leading zeros, or None when it is not ASCII digits worth at least ``minimum``."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    digits = value.lstrip("0")
+    return None if _below(digits, str(minimum)) else digits
 
 
 _DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}

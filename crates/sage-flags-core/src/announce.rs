@@ -1,7 +1,7 @@
 //! `announce WORKFLOW ARGV...`: the text a workflow shows its user (docs/SPEC.md A1-A4),
 //! the same bytes as `python/sage_flags/announce.py`.
 
-use crate::{ParseResult, Source, MODES};
+use crate::{ParseResult, Source, MODES, VALUE_MODES};
 
 /// A1: `^[a-z][a-z0-9-]*$` on bytes (ASCII only, no trailing newline).
 pub fn is_workflow_name(name: &[u8]) -> bool {
@@ -40,11 +40,17 @@ pub fn render(workflow: &str, result: &ParseResult) -> (String, bool) {
     text.push_str(workflow);
     text.push_str(" workflow.");
     let mut separator = " Modes: ";
-    for ((_, name), (on, source)) in MODES.iter().zip(result.modes.iter().zip(result.sources.iter())) {
+    for (index, ((_, name), (on, source))) in
+        MODES.iter().zip(result.modes.iter().zip(result.sources.iter())).enumerate()
+    {
         if *on {
             text.push_str(separator);
             text.push_str("--");
             text.push_str(name);
+            // A2: a mode that takes a value is written with its number.
+            if let Some(slot) = VALUE_MODES.iter().position(|value| value.mode == index) {
+                text.push_str(&format!("={}", result.numbers[slot]));
+            }
             if *source == Source::Config {
                 text.push_str(" (config)");
             }
@@ -52,6 +58,11 @@ pub fn render(workflow: &str, result: &ParseResult) -> (String, bool) {
         }
     }
     text.push('\n');
+    for note in result.notes.iter().flatten() {
+        text.push_str("Note: ");
+        push_terminal_safe(&mut text, note);
+        text.push('\n');
+    }
     if !result.goal.is_empty() {
         text.push_str("Goal: ");
         push_terminal_safe(&mut text, &result.goal); // TAB and LF stay raw, as typed

@@ -12,13 +12,37 @@
 pub mod announce;
 pub mod cli;
 mod config;
+pub mod suggest;
 pub mod vocab;
 
 pub use config::{load_defaults, parse_defaults};
-pub use vocab::{MODES, SUPPORTED_FLAGS};
+pub use vocab::{MODES, SUPPORTED_FLAGS, VALUE_MODES};
 
 /// How many modes the vocabulary has.
 pub const MODE_COUNT: usize = MODES.len();
+/// How many of them take a value (docs/SPEC.md V1).
+pub const VALUE_COUNT: usize = VALUE_MODES.len();
+
+/// A mode's value, as the vocabulary declares it (V1): `--<name>=N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ValueMode {
+    /// The index of its mode in [`MODES`].
+    pub mode: usize,
+    /// The JSON key of the number.
+    pub field: &'static str,
+    /// The JSON key of the note.
+    pub note_field: &'static str,
+    /// The words for E5 (what a number of this mode counts).
+    pub name: &'static str,
+    /// The placeholder in the flag lists (`N`).
+    pub metavar: &'static str,
+    /// The number when the mode is on and no token gave one (V4).
+    pub default: u32,
+    /// The smallest number a token may give (V2).
+    pub minimum: u32,
+    /// The largest number; above it, clamped with a note (V5).
+    pub cap: u32,
+}
 
 /// E4, the message for text that is not valid UTF-8 (C10).
 pub const E4: &str = "Arguments are not valid UTF-8.";
@@ -98,19 +122,30 @@ pub struct ParseResult {
     pub sources: [Source; MODE_COUNT],
     /// The text after the flags (C9); empty on error (C18).
     pub goal: String,
-    /// The error message (E1-E4), or `None` for a clean parse.
+    /// The error message (E1-E5), or `None` for a clean parse.
     pub error: Option<String>,
+    /// The number of each mode that takes a value, in [`VALUE_MODES`] order (V4).
+    pub numbers: [u32; VALUE_COUNT],
+    /// The note of each mode that takes a value, in [`VALUE_MODES`] order (V5).
+    pub notes: [Option<String>; VALUE_COUNT],
 }
 
 impl ParseResult {
-    /// C18: both modes false, goal empty, sources null, and the message.
-    pub fn from_error(message: String) -> ParseResult {
+    /// A clean result with every mode off, no goal, every number 0 and no note.
+    pub fn empty() -> ParseResult {
         ParseResult {
             modes: [false; MODE_COUNT],
             sources: [Source::Unset; MODE_COUNT],
             goal: String::new(),
-            error: Some(message),
+            error: None,
+            numbers: [0; VALUE_COUNT],
+            notes: [const { None }; VALUE_COUNT],
         }
+    }
+
+    /// C18, V6: every mode false, goal empty, sources null, numbers 0, notes null, and the message.
+    pub fn from_error(message: String) -> ParseResult {
+        ParseResult { error: Some(message), ..ParseResult::empty() }
     }
 
     /// Whether the parse was clean (no error).
@@ -137,7 +172,8 @@ impl ParseResult {
 
     fn json_capacity(&self) -> usize {
         // Fixed parts (keys, literals) plus the strings, most of which need no escape.
-        64 * MODE_COUNT + 32 + self.goal.len() + self.error.as_ref().map_or(0, String::len)
+        let notes: usize = self.notes.iter().map(|note| note.as_ref().map_or(0, String::len)).sum();
+        64 * MODE_COUNT + 64 * VALUE_COUNT + 32 + self.goal.len() + self.error.as_ref().map_or(0, String::len) + notes
     }
 
     /// Appends the C16/C17 line (without LF) to `out`.
@@ -163,7 +199,31 @@ impl ParseResult {
                 None => out.push_str("null"),
             }
         }
+        for ((spec, number), note) in VALUE_MODES.iter().zip(self.numbers.iter()).zip(self.notes.iter()) {
+            // V7
+            out.push_str(", \"");
+            out.push_str(spec.field);
+            out.push_str("\": ");
+            out.push_str(&number.to_string());
+            out.push_str(", \"");
+            out.push_str(spec.note_field);
+            out.push_str("\": ");
+            match note {
+                Some(text) => push_json_string(out, text),
+                None => out.push_str("null"),
+            }
+        }
         out.push('}');
+    }
+
+    /// The number of the mode that takes a value whose field is `field` (V7).
+    pub fn number(&self, field: &str) -> Option<u32> {
+        VALUE_MODES.iter().position(|spec| spec.field == field).map(|index| self.numbers[index])
+    }
+
+    /// The note of the mode that takes a value whose note field is `note_field` (V7).
+    pub fn note(&self, note_field: &str) -> Option<Option<&str>> {
+        VALUE_MODES.iter().position(|spec| spec.note_field == note_field).map(|index| self.notes[index].as_deref())
     }
 }
 
@@ -230,11 +290,37 @@ fn lookup_flag(token: &str) -> Option<(usize, bool)> {
 }
 
 fn unknown_flag(token: &str) -> String {
-    format!("Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.")
+    let message = format!("Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.");
+    match suggest::suggestion(token) {
+        Some(flag) => format!("{message} Did you mean '{flag}'?"), // S6
+        None => message,
+    }
 }
 
 fn flag_with_value(flag: &str, token: &str) -> String {
-    format!("Flag '{flag}' takes no value (got '{token}').")
+    format!("Flag '{flag}' takes no value (got '{token}').{}", vocab::E2_VALUE_HINT)
+}
+
+/// V2: the index in [`VALUE_MODES`] and VALUE of a `--<name>=VALUE` token of a mode that takes a value.
+fn value_flag(token: &str) -> Option<(usize, &str)> {
+    let (flag, value) = token.split_once('=')?;
+    let name = flag.strip_prefix("--")?;
+    VALUE_MODES.iter().position(|spec| MODES[spec.mode].1 == name).map(|index| (index, value))
+}
+
+/// Whether the number `a` is less than `b`, both digit strings without leading zeros (V2: never an integer).
+fn below(a: &str, b: &str) -> bool {
+    (a.len(), a) < (b.len(), b)
+}
+
+/// V2: VALUE's digits without leading zeros, or E5 when it is not ASCII digits worth at least the minimum.
+fn number_of<'a>(spec: &ValueMode, value: &'a str) -> Result<&'a str, String> {
+    let digits = value.trim_start_matches('0');
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) || below(digits, &spec.minimum.to_string()) {
+        let name = MODES[spec.mode].1;
+        return Err(format!("--{name} takes a {} of {} or more (got '{value}').", spec.name, spec.minimum));
+    }
+    Ok(digits)
 }
 
 fn conflict(index: usize) -> String {
@@ -263,6 +349,7 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
     let text = trim_whitespace(arguments);
     let bytes = text.as_bytes();
     let mut flags: [Option<bool>; MODE_COUNT] = [None; MODE_COUNT];
+    let mut given: [Option<&str>; VALUE_COUNT] = [None; VALUE_COUNT]; // V4: the first --name=N's digits
     let mut pos = 0;
     while bytes[pos..].starts_with(b"--") {
         // C7: the token is the longest prefix without whitespace.
@@ -275,31 +362,34 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
         if token == "--" {
             break; // end of options: the rest is the goal
         }
-        match lookup_flag(token) {
-            Some((index, value)) => {
-                if flags[index].is_some_and(|seen| seen != value) {
-                    return Ok(ParseResult::from_error(conflict(index))); // E3
-                }
-                flags[index] = Some(value);
-            }
-            None => {
-                let message = match token.find('=') {
-                    Some(equals) if lookup_flag(&token[..equals]).is_some() => {
-                        flag_with_value(&token[..equals], token) // E2
+        let (index, value) = match lookup_flag(token) {
+            Some(flag) => flag,
+            None => match value_flag(token) {
+                Some((which, value)) => match number_of(&VALUE_MODES[which], value) {
+                    Ok(digits) => {
+                        given[which].get_or_insert(digits);
+                        (VALUE_MODES[which].mode, true)
                     }
-                    _ => unknown_flag(token), // E1
-                };
-                return Ok(ParseResult::from_error(message));
-            }
+                    Err(message) => return Ok(ParseResult::from_error(message)), // E5
+                },
+                None => {
+                    let message = match token.find('=') {
+                        Some(equals) if lookup_flag(&token[..equals]).is_some() => {
+                            flag_with_value(&token[..equals], token) // E2
+                        }
+                        _ => unknown_flag(token), // E1
+                    };
+                    return Ok(ParseResult::from_error(message));
+                }
+            },
+        };
+        if flags[index].is_some_and(|seen| seen != value) {
+            return Ok(ParseResult::from_error(conflict(index))); // E3
         }
+        flags[index] = Some(value);
     }
 
-    let mut result = ParseResult {
-        modes: [false; MODE_COUNT],
-        sources: [Source::Unset; MODE_COUNT],
-        goal: text[pos..].to_owned(),
-        error: None,
-    };
+    let mut result = ParseResult { goal: text[pos..].to_owned(), ..ParseResult::empty() };
     for (index, flag) in flags.iter().enumerate() {
         // C15
         if let Some(value) = flag {
@@ -309,6 +399,22 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
             result.modes[index] = true;
             result.sources[index] = Source::Config;
         }
+    }
+    for (which, spec) in VALUE_MODES.iter().enumerate() {
+        // V4, V5
+        if !result.modes[spec.mode] {
+            continue;
+        }
+        let cap = spec.cap.to_string();
+        result.numbers[which] = match given[which] {
+            None => spec.default,
+            Some(digits) if below(&cap, digits) => {
+                let name = MODES[spec.mode].1;
+                result.notes[which] = Some(format!("--{name}={digits} exceeds the hard cap; clamped to {cap}."));
+                spec.cap
+            }
+            Some(digits) => digits.parse().unwrap_or(spec.cap), // at most the cap's digits: always parses
+        };
     }
     Ok(result)
 }
@@ -405,7 +511,10 @@ mod tests {
         assert_eq!(result.goal, "--quality-locked  x");
         assert_eq!(result.modes, [false, true]);
         assert_eq!(parse("--", &Defaults::NONE).goal, "");
-        assert_eq!(parse("---", &Defaults::NONE).error.unwrap(), unknown_flag("---"));
+        assert_eq!(
+            parse("---", &Defaults::NONE).error.unwrap(),
+            "Unknown flag '---'. Supported flags: --quality-locked, --autonomous."
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use sage_flags_core as core;
-use sage_flags_core::{Defaults, Source, MODES, MODE_COUNT};
+use sage_flags_core::{Defaults, Source, MODES, MODE_COUNT, VALUE_COUNT, VALUE_MODES};
 
 /// The mode keys as Python strings, made once.
 fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
@@ -17,15 +17,17 @@ fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
     KEYS.get_or_init(py, || MODES.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect())
 }
 
-/// The field names in C16 order: the modes, goal, error, then the sources.
+/// The field names in C16 order: the modes, goal, error, the sources, then each number and note (V7).
 fn field_names(py: Python<'_>) -> &[Py<PyString>] {
     static NAMES: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
     NAMES.get_or_init(py, || {
         let modes = MODES.iter().map(|(key, _)| (*key).to_owned());
         let sources = MODES.iter().map(|(key, _)| format!("{key}_source"));
+        let values = VALUE_MODES.iter().flat_map(|spec| [spec.field.to_owned(), spec.note_field.to_owned()]);
         modes
             .chain(["goal".to_owned(), "error".to_owned()])
             .chain(sources)
+            .chain(values)
             .map(|name| PyString::intern(py, &name).unbind())
             .collect()
     })
@@ -61,20 +63,28 @@ impl ParseResult {
     /// The fields as Python objects, in C16 order.
     fn values(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
         let inner = &self.inner;
-        let mut values = Vec::with_capacity(2 * MODE_COUNT + 2);
+        let mut values = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
         values.extend(inner.modes.iter().map(|on| PyBool_new(py, *on)));
         values.push(PyString::new(py, &inner.goal).into_any().unbind());
-        values.push(match &inner.error {
-            Some(message) => PyString::new(py, message).into_any().unbind(),
-            None => py.None(),
-        });
+        values.push(optional_string(py, inner.error.as_deref()));
         values.extend(inner.sources.iter().map(|source| source_object(py, *source)));
+        for (number, note) in inner.numbers.iter().zip(inner.notes.iter()) {
+            values.push(number.into_pyobject(py).map_or_else(|_| py.None(), |n| n.into_any().unbind()));
+            values.push(optional_string(py, note.as_deref()));
+        }
         values
     }
 
     fn items<'py>(&self, py: Python<'py>) -> impl Iterator<Item = (Bound<'py, PyString>, Bound<'py, PyAny>)> {
         let names = field_names(py).iter().map(move |name| name.bind(py).clone());
         names.zip(self.values(py).into_iter().map(move |value| value.into_bound(py)))
+    }
+}
+
+fn optional_string(py: Python<'_>, text: Option<&str>) -> Py<PyAny> {
+    match text {
+        Some(text) => PyString::new(py, text).into_any().unbind(),
+        None => py.None(),
     }
 }
 
@@ -85,22 +95,29 @@ fn PyBool_new(py: Python<'_>, value: bool) -> Py<PyAny> {
 
 #[pymethods]
 impl ParseResult {
-    /// Same signature as the reference: ``ParseResult(modes, sources, goal="", error=None)``.
+    /// Same signature as the reference: ``ParseResult(modes, sources, goal="", error=None, values=None)``.
     #[new]
-    #[pyo3(signature = (modes, sources, goal = String::new(), error = None))]
+    #[pyo3(signature = (modes, sources, goal = String::new(), error = None, values = None))]
     fn new(
         py: Python<'_>,
         modes: &Bound<'_, PyAny>,
         sources: &Bound<'_, PyAny>,
         goal: String,
         error: Option<String>,
+        values: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut inner =
-            core::ParseResult { modes: [false; MODE_COUNT], sources: [Source::Unset; MODE_COUNT], goal, error };
+        let mut inner = core::ParseResult { goal, error, ..core::ParseResult::empty() };
         let get = pyo3::intern!(py, "get");
         for (index, key) in mode_keys(py).iter().enumerate() {
             inner.modes[index] = modes.call_method1(get, (key, false))?.is_truthy()?;
             inner.sources[index] = source_from_object(Some(sources.call_method1(get, (key,))?))?;
+        }
+        if let Some(values) = values.filter(|v| !v.is_none()) {
+            for (index, spec) in VALUE_MODES.iter().enumerate() {
+                let number = values.call_method1(get, (spec.field,))?;
+                inner.numbers[index] = if number.is_none() { 0 } else { number.extract()? };
+                inner.notes[index] = values.call_method1(get, (spec.note_field,))?.extract()?;
+            }
         }
         Ok(ParseResult { inner })
     }
@@ -128,6 +145,12 @@ impl ParseResult {
         }
         if let Some(source) = name.strip_suffix("_source").and_then(|key| self.inner.source(key)) {
             return Ok(source_object(py, source));
+        }
+        if let Some(number) = self.inner.number(name) {
+            return Ok(number.into_pyobject(py)?.into_any().unbind());
+        }
+        if let Some(note) = self.inner.note(name) {
+            return Ok(optional_string(py, note));
         }
         Err(PyAttributeError::new_err(name.to_owned()))
     }
@@ -174,7 +197,7 @@ impl ParseResult {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut parts = Vec::with_capacity(2 * MODE_COUNT + 2);
+        let mut parts = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
         for (name, value) in self.items(py) {
             parts.push(format!("{}={}", name.to_cow()?, value.repr()?.to_cow()?));
         }

@@ -5,6 +5,7 @@
 #
 # prints the line the workflow shows its user and exits like parse.sh:
 #   Sage → build workflow. Modes: --quality-locked, --autonomous (config)    status 0
+#   Note: --<name>=9 exceeds the hard cap; clamped to 4.    (one per note of a mode with a value)
 #   Goal: Ship dark mode                                  (only when the goal is not empty)
 #   Sage: <error message>                                                     status 1
 # and status 2 with one stderr line for a usage error: WORKFLOW not matching
@@ -107,6 +108,9 @@ sage_flags_announce_main() {
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         if [[ ${SAGE_FLAGS_VALUES[j]} == true ]]; then
             line+="$sep--${SAGE_FLAGS_MODE_NAMES[j]}"
+            if [[ -n ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
+                line+="=${SAGE_FLAGS_NUMBERS[j]}"
+            fi
             if [[ ${SAGE_FLAGS_SOURCES[j]} == config ]]; then
                 line+=' (config)'
             fi
@@ -114,6 +118,11 @@ sage_flags_announce_main() {
         fi
     done
     printf '%s\n' "$line"
+    for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
+        if [[ -n ${SAGE_FLAGS_NOTES[j]} ]]; then
+            printf 'Note: %s\n' "${SAGE_FLAGS_NOTES[j]}" # digits and ASCII only: terminal-safe
+        fi
+    done
     if [[ -n $SAGE_FLAGS_GOAL ]]; then
         sage_flags_terminal_safe "$SAGE_FLAGS_GOAL"
         printf 'Goal: %s\n' "$SAGE_FLAGS_SAFE" # TAB and LF stay raw, as typed

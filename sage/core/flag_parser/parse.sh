@@ -17,13 +17,17 @@
 #   sage_flags_parse ARGUMENTS     C5-C10, C15, C18 against SAGE_FLAGS_DEFAULTS (load
 #       them first, with an empty PATH for none). Sets SAGE_FLAGS_VALUES (true/false)
 #       and SAGE_FLAGS_SOURCES (flag, config, or empty for null) per mode,
-#       SAGE_FLAGS_GOAL, SAGE_FLAGS_ERROR (empty when none). Returns 0, or 1 on error.
+#       SAGE_FLAGS_NUMBERS and SAGE_FLAGS_NOTES (empty for null) per mode that takes
+#       a value (V4-V6, at the mode's index), SAGE_FLAGS_GOAL, SAGE_FLAGS_ERROR
+#       (empty when none). Returns 0, or 1 on error.
 #   sage_flags_render_json         C16-C17: the last parse as JSON in SAGE_FLAGS_JSON.
 #   sage_flags_json_string STRING  C17: a quoted JSON string in SAGE_FLAGS_JSON_STRING.
 #   sage_flags_is_utf8 STRING      C10: status 0 iff STRING is valid UTF-8.
 #   sage_flags_main ARGV...        the parse entry: all of the above, output, status.
 # Vocabulary (generated from spec/flags.toml): SAGE_FLAGS_MODE_KEYS (JSON keys),
-# SAGE_FLAGS_MODE_NAMES (dashed flag names), SAGE_FLAGS_SUPPORTED (the E1 list).
+# SAGE_FLAGS_MODE_NAMES (dashed flag names), SAGE_FLAGS_SUPPORTED (the E1 list),
+# and for the modes that take a value, at their mode's index: SAGE_FLAGS_VALUE_FIELDS,
+# SAGE_FLAGS_NOTE_FIELDS, SAGE_FLAGS_VALUE_NAMES, _DEFAULTS, _MINIMUMS, _CAPS.
 # Sourcing sets LC_ALL=C, set -u -f, extglob, posix, nocasematch off; functions
 # change IFS only as a local.
 
@@ -34,7 +38,7 @@ LC_ALL=C
 unset GLOBIGNORE BASH_COMPAT
 set +o posix +e +x +v -u -f
 shopt -u nocasematch nocaseglob extglob
-if [[ :$BASHOPTS: == *:patsub_replacement:* ]]; then # bash 5.2: & in ${s//p/r}
+if [[ :${BASHOPTS-}: == *:patsub_replacement:* ]]; then # bash 5.2: & in ${s//p/r}
     shopt -u patsub_replacement
 fi
 
@@ -43,6 +47,15 @@ fi
 SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous)
 SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous)
 SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
+SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
+# Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.
+SAGE_FLAGS_VALUE_FIELDS=()
+SAGE_FLAGS_NOTE_FIELDS=()
+SAGE_FLAGS_VALUE_NAMES=()
+SAGE_FLAGS_VALUE_DEFAULTS=()
+SAGE_FLAGS_VALUE_MINIMUMS=()
+SAGE_FLAGS_VALUE_CAPS=()
+SAGE_FLAGS_E2_VALUE_HINT=''
 # END GENERATED: bash-vocabulary
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
@@ -65,6 +78,9 @@ SAGE_FLAGS_USAGE_ERROR=
 SAGE_FLAGS_DEFAULTS=()
 SAGE_FLAGS_VALUES=()
 SAGE_FLAGS_SOURCES=()
+SAGE_FLAGS_NUMBERS=()
+SAGE_FLAGS_NOTES=()
+SAGE_FLAGS__GIVEN=() # V4: the digits of the first --name=N, at the mode's index
 SAGE_FLAGS_GOAL=
 SAGE_FLAGS_ERROR=
 SAGE_FLAGS_JSON=
@@ -156,6 +172,7 @@ sage_flags_parse() {
     fi
     SAGE_FLAGS_ERROR=
     SAGE_FLAGS_VALUES=() # unset: no flag for the mode yet
+    SAGE_FLAGS__GIVEN=()
     if [[ $text == *[$'\x80'-$'\xff']* ]] && ! sage_flags__large sage_flags__utf8 "$text"; then
         sage_flags__large sage_flags__fail "$SAGE_FLAGS_E4"
         return 1
@@ -175,6 +192,13 @@ sage_flags_parse() {
             case $tok in
                 "--${SAGE_FLAGS_MODE_NAMES[i]}") value=true ;;
                 "--no-${SAGE_FLAGS_MODE_NAMES[i]}") value=false ;;
+                "--${SAGE_FLAGS_MODE_NAMES[i]}="*)
+                    if [[ -z ${SAGE_FLAGS_VALUE_FIELDS[i]-} ]]; then
+                        continue # a mode without a value: E2
+                    fi
+                    sage_flags__take_value "$i" "${tok#*=}" || return 1
+                    value=true
+                    ;;
                 *) continue ;;
             esac
             if [[ ${SAGE_FLAGS_VALUES[i]:-$value} != "$value" ]]; then
@@ -191,9 +215,31 @@ sage_flags_parse() {
     sage_flags__resolve
 }
 
-# C15, from SAGE_FLAGS_VALUES: true, false, or empty or unset (no flag).
+# V2: a --name=VALUE token of mode $1 (one that takes a value). VALUE ($2) must
+# be ASCII digits worth at least the mode's minimum (compared as digit strings);
+# its digits without leading zeros are kept when the mode has none yet (V4).
+# Status 1, with E5 set, otherwise.
+sage_flags__take_value() {
+    local digits=${2#"${2%%[!0]*}"}
+    if [[ -z $2 || $2 == *[!0-9]* ]] || sage_flags__below "$digits" "${SAGE_FLAGS_VALUE_MINIMUMS[$1]}"; then
+        sage_flags__large sage_flags__value_error "$1" "$2"
+        return 1
+    fi
+    if [[ -z ${SAGE_FLAGS__GIVEN[$1]-} ]]; then
+        SAGE_FLAGS__GIVEN[$1]=$digits
+    fi
+    return 0
+}
+
+# Status 0 iff the number $1 is less than $2 (digit strings without leading zeros).
+sage_flags__below() {
+    ((${#1} < ${#2})) || { ((${#1} == ${#2})) && [[ $1 < "$2" ]]; }
+}
+
+# C15, from SAGE_FLAGS_VALUES: true, false, or empty or unset (no flag); then
+# V4-V5 for the modes that take a value, from SAGE_FLAGS__GIVEN.
 sage_flags__resolve() {
-    local i
+    local i digits cap
     SAGE_FLAGS_SOURCES=()
     for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
         if [[ -n ${SAGE_FLAGS_VALUES[i]-} ]]; then
@@ -206,6 +252,23 @@ sage_flags__resolve() {
             SAGE_FLAGS_SOURCES[i]=
         fi
     done
+    SAGE_FLAGS_NUMBERS=()
+    SAGE_FLAGS_NOTES=()
+    for i in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
+        digits=${SAGE_FLAGS__GIVEN[i]-}
+        cap=${SAGE_FLAGS_VALUE_CAPS[i]}
+        SAGE_FLAGS_NOTES[i]=
+        if [[ ${SAGE_FLAGS_VALUES[i]} != true ]]; then
+            SAGE_FLAGS_NUMBERS[i]=0
+        elif [[ -z $digits ]]; then
+            SAGE_FLAGS_NUMBERS[i]=${SAGE_FLAGS_VALUE_DEFAULTS[i]}
+        elif sage_flags__below "$cap" "$digits"; then # V5
+            SAGE_FLAGS_NUMBERS[i]=$cap
+            SAGE_FLAGS_NOTES[i]="--${SAGE_FLAGS_MODE_NAMES[i]}=$digits exceeds the hard cap; clamped to $cap."
+        else
+            SAGE_FLAGS_NUMBERS[i]=$digits
+        fi
+    done
     return 0
 }
 
@@ -214,6 +277,9 @@ sage_flags_render_json() {
     for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
         json+="\"${SAGE_FLAGS_MODE_KEYS[i]}\": ${SAGE_FLAGS_VALUES[i]}, "
         sources+=", \"${SAGE_FLAGS_MODE_KEYS[i]}_source\": ${SAGE_FLAGS_SOURCES[i]:+$q}${SAGE_FLAGS_SOURCES[i]:-null}${SAGE_FLAGS_SOURCES[i]:+$q}"
+    done
+    for i in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do # V7; a note needs no escape
+        sources+=", \"${SAGE_FLAGS_VALUE_FIELDS[i]}\": ${SAGE_FLAGS_NUMBERS[i]}, \"${SAGE_FLAGS_NOTE_FIELDS[i]}\": ${SAGE_FLAGS_NOTES[i]:+$q}${SAGE_FLAGS_NOTES[i]:-null}${SAGE_FLAGS_NOTES[i]:+$q}"
     done
     sage_flags_json_string "$SAGE_FLAGS_GOAL"
     json+="\"goal\": $SAGE_FLAGS_JSON_STRING, \"error\": "

@@ -23,11 +23,13 @@ sage_flags__large() {
 
 # Words coded at first by sage_flags__flags_and_goal (then 4 times as many, and so on).
 SAGE_FLAGS_WINDOW=512
-# One-letter codes of mode i's flags in sage_flags__flags_and_goal (0, 1 and # are taken).
+# One-letter codes of mode i's flags in sage_flags__flags_and_goal (# and 1 are taken),
+# and of the k-th mode that takes a value's valid --name=N words.
 SAGE_FLAGS_CODES=abcdefghijklmnopqrstuvwxyz
 SAGE_FLAGS_NEGATIVE_CODES=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+SAGE_FLAGS_VALUE_CODES=23456789
 
-# C18: an error resets every mode.
+# C18, V6: an error resets every mode, number and note.
 sage_flags__fail() {
     local i
     SAGE_FLAGS_VALUES=()
@@ -36,9 +38,20 @@ sage_flags__fail() {
         SAGE_FLAGS_VALUES[i]=false
         SAGE_FLAGS_SOURCES[i]=
     done
+    SAGE_FLAGS_NUMBERS=()
+    SAGE_FLAGS_NOTES=()
+    for i in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
+        SAGE_FLAGS_NUMBERS[i]=0
+        SAGE_FLAGS_NOTES[i]=
+    done
     SAGE_FLAGS_GOAL=
     SAGE_FLAGS_ERROR=$1
     return 1
+}
+
+# E5 for mode $1 and the VALUE ($2) its --name=VALUE token carried (V2).
+sage_flags__value_error() {
+    sage_flags__fail "--${SAGE_FLAGS_MODE_NAMES[$1]} takes a ${SAGE_FLAGS_VALUE_NAMES[$1]} of ${SAGE_FLAGS_VALUE_MINIMUMS[$1]} or more (got '$2')."
 }
 
 # E3 for mode $1.
@@ -46,18 +59,130 @@ sage_flags__conflict() {
     sage_flags__fail "Conflicting flags for ${SAGE_FLAGS_MODE_KEYS[$1]}: both --${SAGE_FLAGS_MODE_NAMES[$1]} and --no-${SAGE_FLAGS_MODE_NAMES[$1]} passed."
 }
 
-# C7 for a token that is not a flag: E2 or E1.
+# C7 for a token that is not a flag: E5 (a --name=VALUE whose VALUE is not a
+# number the mode takes: the valid ones are flags), E2 or E1.
 sage_flags__not_a_flag() {
     local tok=$1 flag=${1%%=*} i
     if [[ $tok == *=* ]]; then
         for ((i = 0; i < ${#SAGE_FLAGS_MODE_NAMES[@]}; i++)); do
+            if [[ $flag == "--${SAGE_FLAGS_MODE_NAMES[i]}" && -n ${SAGE_FLAGS_VALUE_FIELDS[i]-} ]]; then
+                sage_flags__value_error "$i" "${tok#*=}"
+                return 1
+            fi
             if [[ $flag == "--${SAGE_FLAGS_MODE_NAMES[i]}" || $flag == "--no-${SAGE_FLAGS_MODE_NAMES[i]}" ]]; then
-                sage_flags__fail "Flag '$flag' takes no value (got '$tok')."
+                sage_flags__fail "Flag '$flag' takes no value (got '$tok').$SAGE_FLAGS_E2_VALUE_HINT"
                 return 1
             fi
         done
     fi
-    sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED."
+    sage_flags__suggest "$tok"
+    sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED.${SAGE_FLAGS__SUGGESTION:+ Did you mean '$SAGE_FLAGS__SUGGESTION'?}"
+}
+
+# E1's suggestion for TOKEN (docs/SPEC.md S1-S7) in SAGE_FLAGS__SUGGESTION:
+# `--` and the nearest flag form, or empty. The part before `=` becomes numbers,
+# one per code point (ASCII letters lowered; any non-ASCII code point is 256, as
+# forms are ASCII), only when it is short enough to be near a form (S7): the
+# cost is bounded whatever TOKEN's length.
+sage_flags__suggest() {
+    local part=${1%%=*} c i j n count=0 form best='' best_distance=0 tied=0 most prefix code
+    SAGE_FLAGS__SUGGESTION=
+    part=${part#--}
+    n=${#part}
+    if ((n > 4 * SAGE_FLAGS_SUGGEST_LIMIT)); then # bytes: a code point is at most 4
+        return 0
+    fi
+    SAGE_FLAGS__UNIT_CODES=()
+    for ((i = 0; i < n; i++)); do
+        c=${part:i:1}
+        case $c in
+            [$'\x80'-$'\xbf']) continue ;; # a continuation byte: part of the code point before it
+            [$'\xc0'-$'\xff']) code=256 ;;
+            *) printf -v code '%d' "'$c" ;;
+        esac
+        if ((code >= 65 && code <= 90)); then
+            code=$((code + 32))
+        fi
+        SAGE_FLAGS__UNIT_CODES[count]=$code
+        count=$((count + 1))
+    done
+    if ((count > SAGE_FLAGS_SUGGEST_LIMIT)); then
+        return 0
+    fi
+    for ((j = 0; j < ${#SAGE_FLAGS_MODE_NAMES[@]}; j++)); do
+        for prefix in '' no-; do
+            form=$prefix${SAGE_FLAGS_MODE_NAMES[j]}
+            most=$((${#form} / 3)) # S4
+            sage_flags__osa_distance "$form" "$count" "$most"
+            if ((SAGE_FLAGS__DISTANCE > most)); then
+                continue
+            fi
+            if [[ -z $best ]] || ((SAGE_FLAGS__DISTANCE < best_distance)); then
+                best=$form
+                best_distance=$SAGE_FLAGS__DISTANCE
+                tied=0
+            elif ((SAGE_FLAGS__DISTANCE == best_distance)); then
+                tied=1 # S5: a tie suggests nothing
+            fi
+        done
+    done
+    if [[ -n $best ]] && ((!tied)); then
+        SAGE_FLAGS__SUGGESTION=--$best
+    fi
+    return 0
+}
+
+# S3: the optimal string alignment distance between the COUNT code points in
+# SAGE_FLAGS__UNIT_CODES and FORM (ASCII), or MOST + 1 when it exceeds MOST,
+# in SAGE_FLAGS__DISTANCE. Three rows of the usual table (before, previous,
+# current), each cell clamped to MOST + 1 ("far"); only the band of cells at
+# most MOST away from the diagonal is computed (a cell off it is far). Rows
+# and the form's codes are stored one place right: bash 3.2 evaluates every
+# subscript of an expression, branch taken or not, and a negative one is an error.
+sage_flags__osa_distance() {
+    local form=$1 n=$2 most=$3 m=${#1} i j lo hi unit last=-1 value other low code far=$(($3 + 1))
+    local -a before previous current codes row_of_far
+    SAGE_FLAGS__DISTANCE=$far
+    if ((n - m > most || m - n > most)); then # S7: each length difference costs an edit
+        return 0
+    fi
+    codes[0]=-1
+    for ((j = 0; j <= m + 1; j++)); do
+        row_of_far[j]=$far
+        previous[j]=$((j - 1 <= most ? j - 1 : far))
+    done
+    previous[0]=$far
+    for ((j = 1; j <= m; j++)); do
+        printf -v code '%d' "'${form:j-1:1}"
+        codes[j]=$code
+    done
+    before=(${row_of_far[@]+"${row_of_far[@]}"})
+    for ((i = 1; i <= n; i++)); do
+        unit=${SAGE_FLAGS__UNIT_CODES[i - 1]}
+        current=(${row_of_far[@]+"${row_of_far[@]}"})
+        current[1]=$((i <= most ? i : far))
+        low=${current[1]}
+        lo=$((i - most > 1 ? i - most : 1))
+        hi=$((i + most < m ? i + most : m))
+        for ((j = lo; j <= hi; j++)); do
+            # current[j + 1]: the distance of the part's first i code points and the form's first j.
+            ((value = previous[j + 1] + 1,
+                other = current[j] + 1, value = other < value ? other : value,
+                other = previous[j] + (unit != codes[j]), value = other < value ? other : value,
+                other = j > 1 && unit == codes[j - 1] && last == codes[j] ? before[j - 1] + 1 : far,
+                value = other < value ? other : value,
+                current[j + 1] = value < far ? value : far,
+                low = value < low ? value : low))
+        done
+        if ((low > most)); then # a row's minimum never decreases
+            return 0
+        fi
+        before=(${previous[@]+"${previous[@]}"})
+        previous=(${current[@]+"${current[@]}"})
+        last=$unit
+    done
+    SAGE_FLAGS__DISTANCE=${previous[m + 1]}
+    return 0
 }
 
 # C13-C14 for a long config text (sage_flags_load_defaults sets every mode to
@@ -275,8 +400,8 @@ sage_flags__index_of() {
 # of its own: bash copies a function body at every call, and most texts have
 # no flag.
 sage_flags__flags_and_goal() {
-    local text=$1 goal tok codes_text region u k nw=0 j n lo size
-    local first_on first_off conflict conflict_mode stop offset tail dashes consumed
+    local text=$1 goal tok codes_text region u k nw=0 j n lo size code minimum ordinal
+    local first_on first_off first_value conflict conflict_mode stop offset tail dashes consumed
     local IFS=$SAGE_FLAGS_WS sentinel='#' pattern
     local -a words codes parts
     n=${#SAGE_FLAGS_MODE_KEYS[@]}
@@ -304,6 +429,28 @@ sage_flags__flags_and_goal() {
                 codes=(${words[@]+"${words[@]:lo:size}"})
                 codes=(${codes[@]+"${codes[@]/#/$sentinel}"})
             fi
+            # V2 for the modes that take a value, first (the suffix substitutions
+            # below could change a VALUE): a `--name=VALUE` word becomes `=VALUE`;
+            # then `#` (not a flag, so its E5 is found where it stands) when VALUE
+            # holds a non-digit or is empty; the mode's value code when it has a
+            # nonzero digit with another digit after it (10 or more) or ends in a
+            # digit from the minimum to 9 after zeros only; `#` otherwise (below the
+            # minimum).
+            ordinal=0
+            for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
+                pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}="
+                code=${SAGE_FLAGS_VALUE_CODES:ordinal:1}
+                minimum=${SAGE_FLAGS_VALUE_MINIMUMS[j]}
+                codes=(${codes[@]+"${codes[@]/#$pattern/=}"})
+                codes=(${codes[@]+"${codes[@]/#=*[!0-9]*/$sentinel}"})
+                codes=(${codes[@]+"${codes[@]/%=/$sentinel}"})
+                pattern='=*[1-9][0-9]*'
+                codes=(${codes[@]+"${codes[@]/#$pattern/$code}"})
+                pattern="=*[$minimum-9]"
+                codes=(${codes[@]+"${codes[@]/#$pattern/$code}"})
+                codes=(${codes[@]+"${codes[@]/#=*/$sentinel}"})
+                ordinal=$((ordinal + 1))
+            done
             for ((j = 0; j < n; j++)); do
                 pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}"
                 codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"})
@@ -335,9 +482,23 @@ sage_flags__flags_and_goal() {
         # earliest such conflict among the modes comes first.
         conflict=$nw
         conflict_mode=-1
+        ordinal=0
         for ((j = 0; j < n; j++)); do
             sage_flags__index_of "${SAGE_FLAGS_CODES:j:1}" "$region"
             first_on=$SAGE_FLAGS__INDEX
+            if [[ -n ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
+                # V3: --name=N is --name; V4: the first one gives the number.
+                sage_flags__index_of "${SAGE_FLAGS_VALUE_CODES:ordinal:1}" "$region"
+                first_value=$SAGE_FLAGS__INDEX
+                ordinal=$((ordinal + 1))
+                if ((first_value >= 0)); then
+                    tok=${words[first_value]#*=}
+                    SAGE_FLAGS__GIVEN[j]=${tok#"${tok%%[!0]*}"}
+                    if ((first_on < 0 || first_value < first_on)); then
+                        first_on=$first_value
+                    fi
+                fi
+            fi
             sage_flags__index_of "${SAGE_FLAGS_NEGATIVE_CODES:j:1}" "$region"
             first_off=$SAGE_FLAGS__INDEX
             if ((first_on >= 0 && first_off >= 0)); then
@@ -415,6 +576,7 @@ sage_flags__parse_large() {
     SAGE_FLAGS_GOAL=
     SAGE_FLAGS_VALUES=()
     SAGE_FLAGS_SOURCES=()
+    SAGE_FLAGS__GIVEN=()
     if [[ $arguments == *[$'\x80'-$'\xff']* ]] && ! sage_flags__utf8 "$arguments"; then
         sage_flags__fail "$SAGE_FLAGS_E4"
         return 1

@@ -26,12 +26,15 @@
 # Function API, also used by resume.sh (names prefixed sage_flags_ / SAGE_FLAGS_):
 #   sage_flags_read_contract_line LINE    P1: status 0 iff LINE (with its LF) is one
 #                                         contract line; sets SAGE_FLAGS_VALUES
-#                                         (true/false, parallel to SAGE_FLAGS_MODE_KEYS)
-#                                         and SAGE_FLAGS_LINE_HAS_ERROR (0/1).
+#                                         (true/false, parallel to SAGE_FLAGS_MODE_KEYS),
+#                                         SAGE_FLAGS_NUMBERS (at the index of each mode
+#                                         that takes a value) and SAGE_FLAGS_LINE_HAS_ERROR (0/1).
 #   sage_flags_read_frontmatter TEXT      the manifest's frontmatter; status 1 with
 #                                         SAGE_FLAGS_UNSAFE when it cannot be updated safely.
 #   sage_flags_recorded_values TEXT       R1: SAGE_FLAGS_RECORDED, parallel to the
-#                                         mode keys: true, false or empty (nothing recorded).
+#                                         mode keys: true, false or empty (nothing recorded);
+#                                         SAGE_FLAGS_RECORDED_NUMBERS, at the index of each
+#                                         mode that takes a value: its number or empty.
 #   sage_flags_updated_manifest TEXT      P3-P5, P8: the new bytes in SAGE_FLAGS_NEW
 #                                         for SAGE_FLAGS_VALUES; status 1 when unsafe.
 #   sage_flags_persist MANIFEST           P3-P8: read, update, write atomically; status 1
@@ -57,6 +60,8 @@ SAGE_FLAGS_MAX_SYMLINK_HOPS=40
 # One JSON string in canonical form (C17) at the start of a text: raw bytes but
 # '"', '\' and C0 controls; the short escapes; \u00xx only for the other controls.
 SAGE_FLAGS_STRING_RE=$'^"([^"\\\\\x01-\x1f]|\\\\["\\\\bfnrt]|\\\\u00(0[0-7bef]|1[0-9a-f]))*"'
+# A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
+SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
 
 SAGE_FLAGS_UNSAFE=
 SAGE_FLAGS_LINE_HAS_ERROR=0
@@ -69,6 +74,9 @@ SAGE_FLAGS_REST=
 SAGE_FLAGS_INDENT=
 SAGE_FLAGS_NEW=
 SAGE_FLAGS_RECORDED=()
+SAGE_FLAGS_RECORDED_NUMBERS=()
+SAGE_FLAGS__ENTRY_KEYS=()
+SAGE_FLAGS__ENTRY_TOKENS=()
 SAGE_FLAGS_ENTRY_INDICES=()
 SAGE_FLAGS_ENTRY_RESTS=()
 SAGE_FLAGS_FM_BOM=
@@ -104,7 +112,7 @@ sage_flags__take_string() {
 # P1: a parse line (C16) or a resume line (the same plus "notes"), byte for byte
 # in canonical form, valid UTF-8, one LF; values that agree with C15 and C18.
 sage_flags_read_contract_line() {
-    local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0
+    local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0 number note
     local -a sources
     sources=()
     if [[ $line != *$'\n' ]]; then
@@ -148,6 +156,28 @@ sage_flags_read_contract_line() {
             return 1
         fi
         sources[j]=$key
+    done
+    SAGE_FLAGS_NUMBERS=()
+    for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
+        sage_flags__take ", \"${SAGE_FLAGS_VALUE_FIELDS[j]}\": " || return 1
+        [[ $SAGE_FLAGS_SCAN =~ $SAGE_FLAGS_NUMBER_RE ]] || return 1
+        number=${BASH_REMATCH[0]}
+        SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#number}}
+        sage_flags__take ", \"${SAGE_FLAGS_NOTE_FIELDS[j]}\": " || return 1
+        note=null
+        if ! sage_flags__take null; then
+            sage_flags__take_string || return 1
+            note=$SAGE_FLAGS_TOKEN
+        fi
+        # V4-V6: 0 and no note while off; minimum..cap while on; a note only at the cap.
+        if [[ ${SAGE_FLAGS_VALUES[j]} == false ]]; then
+            [[ $number == 0 && $note == null ]] || return 1
+        elif sage_flags__below "$number" "${SAGE_FLAGS_VALUE_MINIMUMS[j]}" ||
+            sage_flags__below "${SAGE_FLAGS_VALUE_CAPS[j]}" "$number" ||
+            [[ $note != null && $number != "${SAGE_FLAGS_VALUE_CAPS[j]}" ]]; then
+            return 1
+        fi
+        SAGE_FLAGS_NUMBERS[j]=$number
     done
     if ! sage_flags__take '}'; then
         sage_flags__take ', "notes": [' || return 1
@@ -352,10 +382,26 @@ sage_flags__entries() {
     done
 }
 
-# R1: what the manifest records; anything unclear records nothing.
+# The value token of the last entry for KEY in the flags block, into
+# SAGE_FLAGS_TOKEN (empty when there is none or it is not one plain token).
+sage_flags__recorded_token() {
+    local last
+    SAGE_FLAGS_TOKEN=
+    sage_flags__entries "$1"
+    last=${#SAGE_FLAGS_ENTRY_RESTS[@]}
+    # A repeated key: the last one counts, as in YAML loaders.
+    if ((last > 0)) && ! sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[last - 1]}"; then
+        SAGE_FLAGS_TOKEN=
+    fi
+    return 0
+}
+
+# R1: what the manifest records; anything unclear records nothing. A mode's
+# number counts when it is a plain decimal from the minimum to the cap.
 sage_flags_recorded_values() {
-    local j last
+    local j digits
     SAGE_FLAGS_RECORDED=()
+    SAGE_FLAGS_RECORDED_NUMBERS=()
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         SAGE_FLAGS_RECORDED[j]=
     done
@@ -364,34 +410,55 @@ sage_flags_recorded_values() {
     fi
     sage_flags__entry_indent
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
-        sage_flags__entries "${SAGE_FLAGS_MODE_KEYS[j]}"
-        last=${#SAGE_FLAGS_ENTRY_RESTS[@]}
-        if ((last == 0)); then
+        sage_flags__recorded_token "${SAGE_FLAGS_MODE_KEYS[j]}"
+        case $SAGE_FLAGS_TOKEN in
+            true | false) SAGE_FLAGS_RECORDED[j]=$SAGE_FLAGS_TOKEN ;;
+        esac
+        if [[ -z ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
             continue
         fi
-        # A repeated key: the last one counts, as in YAML loaders.
-        if sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[last - 1]}"; then
-            case $SAGE_FLAGS_TOKEN in
-                true | false) SAGE_FLAGS_RECORDED[j]=$SAGE_FLAGS_TOKEN ;;
-            esac
+        sage_flags__recorded_token "${SAGE_FLAGS_VALUE_FIELDS[j]}"
+        digits=${SAGE_FLAGS_TOKEN#"${SAGE_FLAGS_TOKEN%%[!0]*}"}
+        if [[ -n $SAGE_FLAGS_TOKEN && $SAGE_FLAGS_TOKEN != *[!0-9]* ]] && ((${#SAGE_FLAGS_TOKEN} <= 9)) &&
+            ! sage_flags__below "$digits" "${SAGE_FLAGS_VALUE_MINIMUMS[j]}" &&
+            ! sage_flags__below "${SAGE_FLAGS_VALUE_CAPS[j]}" "$digits"; then
+            SAGE_FLAGS_RECORDED_NUMBERS[j]=$digits
         fi
     done
     return 0
 }
 
-# The entry lines of a new block, in vocabulary order, for SAGE_FLAGS_VALUES.
-sage_flags__new_entries() {
+# P4: the entries to write, in vocabulary order (each mode, then its number when
+# it takes a value), for SAGE_FLAGS_VALUES and SAGE_FLAGS_NUMBERS: keys and value tokens.
+sage_flags__entries_to_write() {
     local j
-    SAGE_FLAGS_NEW=
+    SAGE_FLAGS__ENTRY_KEYS=()
+    SAGE_FLAGS__ENTRY_TOKENS=()
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
-        SAGE_FLAGS_NEW+="$1${SAGE_FLAGS_MODE_KEYS[j]}: ${SAGE_FLAGS_VALUES[j]}$SAGE_FLAGS_FM_EOL"
+        SAGE_FLAGS__ENTRY_KEYS[${#SAGE_FLAGS__ENTRY_KEYS[@]}]=${SAGE_FLAGS_MODE_KEYS[j]}
+        SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_VALUES[j]}
+        if [[ -n ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
+            SAGE_FLAGS__ENTRY_KEYS[${#SAGE_FLAGS__ENTRY_KEYS[@]}]=${SAGE_FLAGS_VALUE_FIELDS[j]}
+            SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_NUMBERS[j]}
+        fi
     done
 }
 
-# P3-P5, P8: SAGE_FLAGS_NEW is the manifest TEXT with SAGE_FLAGS_VALUES recorded.
+# The entry lines of a new block, indented by $1, in vocabulary order.
+sage_flags__new_entries() {
+    local e
+    SAGE_FLAGS_NEW=
+    for ((e = 0; e < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; e++)); do
+        SAGE_FLAGS_NEW+="$1${SAGE_FLAGS__ENTRY_KEYS[e]}: ${SAGE_FLAGS__ENTRY_TOKENS[e]}$SAGE_FLAGS_FM_EOL"
+    done
+}
+
+# P3-P5, P8: SAGE_FLAGS_NEW is the manifest TEXT with SAGE_FLAGS_VALUES (and
+# SAGE_FLAGS_NUMBERS) recorded.
 sage_flags_updated_manifest() {
-    local eol index j k content ending colon_end first_entry='' missing='' insert_at out=''
+    local eol index e k content ending colon_end first_entry='' missing='' insert_at out=''
     sage_flags_read_frontmatter "$1" || return 1
+    sage_flags__entries_to_write
     eol=$SAGE_FLAGS_FM_EOL
     if ((!SAGE_FLAGS_FM_PRESENT)); then
         sage_flags__new_entries "$SAGE_FLAGS_NEW_BLOCK_INDENT"
@@ -416,15 +483,15 @@ sage_flags_updated_manifest() {
             SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is a list, not a mapping"
             return 1
         fi
-        for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
-            sage_flags__entries "${SAGE_FLAGS_MODE_KEYS[j]}"
+        for ((e = 0; e < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; e++)); do
+            sage_flags__entries "${SAGE_FLAGS__ENTRY_KEYS[e]}"
             if ((${#SAGE_FLAGS_ENTRY_INDICES[@]} == 0)); then
-                missing+="$SAGE_FLAGS_INDENT${SAGE_FLAGS_MODE_KEYS[j]}: ${SAGE_FLAGS_VALUES[j]}$eol"
+                missing+="$SAGE_FLAGS_INDENT${SAGE_FLAGS__ENTRY_KEYS[e]}: ${SAGE_FLAGS__ENTRY_TOKENS[e]}$eol"
                 continue
             fi
             for ((k = 0; k < ${#SAGE_FLAGS_ENTRY_INDICES[@]}; k++)); do
                 if ! sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[k]}"; then
-                    SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS_MODE_KEYS[j]} has no single plain value"
+                    SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS__ENTRY_KEYS[e]} has no single plain value"
                     return 1
                 fi
                 index=${SAGE_FLAGS_ENTRY_INDICES[k]}
@@ -432,7 +499,7 @@ sage_flags_updated_manifest() {
                 content=$SAGE_FLAGS_CONTENT
                 ending=${SAGE_FLAGS_FM_LINES[index]:${#content}}
                 colon_end=$((${#content} - ${#SAGE_FLAGS_ENTRY_RESTS[k]}))
-                SAGE_FLAGS_FM_LINES[index]=${content:0:colon_end+SAGE_FLAGS_TOKEN_START}${SAGE_FLAGS_VALUES[j]}${content:colon_end+SAGE_FLAGS_TOKEN_START+${#SAGE_FLAGS_TOKEN}}$ending
+                SAGE_FLAGS_FM_LINES[index]=${content:0:colon_end+SAGE_FLAGS_TOKEN_START}${SAGE_FLAGS__ENTRY_TOKENS[e]}${content:colon_end+SAGE_FLAGS_TOKEN_START+${#SAGE_FLAGS_TOKEN}}$ending
             done
         done
         insert_at=$((SAGE_FLAGS_FM_HEADER + 1))

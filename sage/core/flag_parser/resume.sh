@@ -25,7 +25,7 @@ if ! . "$sage_flags_resume_dir/persist.sh"; then
 fi
 
 sage_flags_resume_main() {
-    local manifest text='' status=0 j recorded flag notes='' separator=''
+    local manifest text='' status=0 j recorded number note flag notes='' separator=''
     if (($# == 0)); then
         printf '%s\n' "resume.sh: resume needs MANIFEST, then the arguments as for parse (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
         return 2
@@ -47,23 +47,37 @@ sage_flags_resume_main() {
     fi
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         recorded=${SAGE_FLAGS_RECORDED[j]-}
+        number=${SAGE_FLAGS_RECORDED_NUMBERS[j]-}
         if [[ -z $recorded ]]; then
             continue
         fi
         if [[ ${SAGE_FLAGS_SOURCES[j]} == flag ]]; then
-            # R3: a note only when the flag changes the recorded value.
+            # R3: a note only when the flag changes the recorded value (or number).
+            note=
             if [[ ${SAGE_FLAGS_VALUES[j]} != "$recorded" ]]; then
                 flag=--${SAGE_FLAGS_MODE_NAMES[j]}
                 if [[ ${SAGE_FLAGS_VALUES[j]} == false ]]; then
                     flag=--no-${SAGE_FLAGS_MODE_NAMES[j]}
                 fi
-                sage_flags_json_string "$flag overrides ${SAGE_FLAGS_MODE_KEYS[j]}: $recorded recorded in the manifest."
+                note="$flag overrides ${SAGE_FLAGS_MODE_KEYS[j]}: $recorded recorded in the manifest."
+            elif [[ $recorded == true && -n $number && ${SAGE_FLAGS_NUMBERS[j]} != "$number" ]]; then
+                note="--${SAGE_FLAGS_MODE_NAMES[j]}=${SAGE_FLAGS_NUMBERS[j]} overrides ${SAGE_FLAGS_VALUE_FIELDS[j]}: $number recorded in the manifest."
+            fi
+            if [[ -n $note ]]; then
+                sage_flags_json_string "$note"
                 notes+=$separator$SAGE_FLAGS_JSON_STRING
                 separator=', '
             fi
         else
             SAGE_FLAGS_VALUES[j]=$recorded
             SAGE_FLAGS_SOURCES[j]=manifest
+            if [[ -n ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then # R1: the number follows its mode
+                SAGE_FLAGS_NOTES[j]=
+                SAGE_FLAGS_NUMBERS[j]=0
+                if [[ $recorded == true ]]; then
+                    SAGE_FLAGS_NUMBERS[j]=${number:-${SAGE_FLAGS_VALUE_DEFAULTS[j]}}
+                fi
+            fi
         fi
     done
     sage_flags_render_json

@@ -1,0 +1,148 @@
+"""Sage 1.3's vocabulary (spec/sage-1.3.toml, issue 14) built into a copy of the project, every layer and subcommand.
+
+The copy comes from the documented command (tools/build_vocabulary.py, `make vocabulary`), built once into
+build/sage-1.3 (kept while nothing it is built from changes); its vectors are parity/vectors-sage-1.3/, whose
+expected values were written by hand from docs/SPEC.md (V1-V8, A2, P1-P4, R1-R3) and Sage 1.3's rules. The
+bash port runs each parse and batch vector on both of its paths.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from parity import vectors
+from parity.layers import PYTHON, ROOT, Layer, project_layers
+
+VOCAB = ROOT / "spec" / "sage-1.3.toml"
+BUILD = ROOT / "build" / "sage-1.3"
+VECTORS = vectors.load_all(directory=ROOT / "parity" / "vectors-sage-1.3")
+# What each layer offers (parity/layers.py); a layer missing from the copy fails, it is never skipped.
+OFFERS = {
+    "cli-pure": ("parse", "batch", "announce", "persist", "resume", "config"),
+    "module-pure": ("parse", "batch", "announce", "persist", "resume", "config"),
+    "compat-pure": ("parse", "announce"),
+    "cli-native": ("parse", "batch", "announce", "persist", "resume", "config"),
+    "module-native": ("parse", "batch", "announce", "persist", "resume", "config"),
+    "compat-native": ("parse", "announce"),
+    "bash": ("parse", "batch", "announce", "persist", "resume"),
+}
+CASES = [(name, vector) for vector in VECTORS for name, commands in OFFERS.items() if vector.command in commands]
+
+
+@pytest.fixture(scope="module")
+def layers() -> Dict[str, Layer]:
+    build = [PYTHON, "tools/build_vocabulary.py", str(VOCAB), str(BUILD), "--native", "debug"]
+    subprocess.run(build, cwd=ROOT, check=True, timeout=1800)
+    return {layer.name: layer for layer in project_layers(BUILD)}
+
+
+@pytest.mark.parametrize(("layer_name", "vector"), CASES, ids=[f"{n}-{v.name}" for n, v in CASES])
+def test_vector(layers: Dict[str, Layer], layer_name: str, vector: vectors.Vector, tmp_path: Path) -> None:
+    layer = layers[layer_name]
+    assert vector.command in layer.commands, f"{layer_name} lacks {vector.command}"
+    vectors.check(layer, vector, tmp_path)
+
+
+BASH_CASES = [v for v in VECTORS if v.command in ("parse", "batch")]
+
+
+@pytest.mark.parametrize("vector", BASH_CASES, ids=lambda v: v.name)
+def test_vector_through_parse_large_only(layers: Dict[str, Layer], vector: vectors.Vector, tmp_path: Path) -> None:
+    """parse_large.sh alone (SAGE_FLAGS__FAST_LIMIT=-1, as tests/test_bash.py does): the same bytes."""
+    script = BUILD / "sage" / "core" / "flag_parser" / f"{vector.command}.sh"
+    main = "sage_flags_main" if vector.command == "parse" else "sage_flags_batch_main"
+    code = f'. "$1" || exit 9\nshift\nSAGE_FLAGS__FAST_LIMIT=-1\n{main} "$@"'
+    argv = ["bash", "-c", code, "limit", str(script), *vector.materialise(tmp_path)]
+    result = subprocess.run(argv, input=vector.stdin, capture_output=True, env={**os.environ, **vector.env}, timeout=60)
+    vectors.assert_matches(vector, result, f"parse_large.sh {vector.name}")
+
+
+def test_the_vectors_cover_every_subcommand_and_rule() -> None:
+    commands = {v.command for v in VECTORS}
+    assert commands == {"parse", "batch", "announce", "persist", "resume", "config"}
+    rules = {rule for v in VECTORS for rule in v.rules}
+    assert {f"V{i}" for i in range(2, 9)} - {"V8"} <= rules and {"E5", "R1", "R3", "A2", "P4"} <= rules
+    assert len(VECTORS) >= 80
+    for vector in VECTORS:  # canonical files, as parity/test_vectors.py asks of this vocabulary's
+        path = ROOT / "parity" / "vectors-sage-1.3" / f"{vector.name}.json"
+        assert path.read_text(encoding="utf-8") == vector.to_json(), path.name
+
+
+def test_the_copy_is_generated_and_every_layer_is_there(layers: Dict[str, Layer]) -> None:
+    check = subprocess.run([PYTHON, "tools/generate.py", "--check", "--root", str(BUILD)], cwd=BUILD)
+    assert check.returncode == 0
+    assert set(layers) == set(OFFERS)
+    vocab = (BUILD / "python" / "sage_flags" / "_vocab.py").read_text()
+    assert '("parallel", "parallel")' in vocab and '"parallel_lanes"' in vocab
+
+
+# Names of Sage 1.3's modes and their value, as a layer's code would spell them.
+SAGE_1_3_NAMES = re.compile(r"subagents|parallel_lanes|parallel_note|--(no-)?parallel\b|\"parallel\"|\blanes?\b")
+GENERATED_BLOCK = re.compile(r"BEGIN GENERATED: (\S+).*?END GENERATED: \1", re.S)
+
+
+def _layer_sources() -> List[Path]:
+    python = [p for p in (ROOT / "python" / "sage_flags").glob("*.py") if p.name != "_vocab.py"]
+    rust = [p for p in ROOT.glob("crates/*/src/*.rs") if p.name != "vocab.rs"]
+    sage = [p for p in (ROOT / "sage").rglob("*") if p.suffix in (".sh", ".py") or p.name == "sage-flags"]
+    return sorted(python + rust + sage)
+
+
+def test_no_layer_names_a_sage_1_3_mode() -> None:
+    """The mechanism is general: outside generated blocks, no layer's source spells `parallel` or its value."""
+    sources = _layer_sources()
+    assert len(sources) > 15
+    for path in sources:
+        text = GENERATED_BLOCK.sub("", path.read_text(encoding="utf-8"))
+        found = SAGE_1_3_NAMES.search(text)
+        assert found is None, f"{path.relative_to(ROOT)} names {found.group(0)!r}"
+
+
+MAX_ITEM = 131071  # the largest argv item Linux passes (C21)
+# 10,000 flags of Sage 1.3's kinds in 128 KiB: the first --parallel=N is adopted (V4), the rest only checked.
+LARGE = ("--parallel=7 --subagents " + "--parallel=3 --parallel " * 4999)[: MAX_ITEM - 10].rsplit(" ", 1)[0] + " go"
+
+
+@pytest.mark.parametrize("layer_name", ["cli-pure", "cli-native", "bash"])
+def test_128_kib_of_value_flags_in_linear_time(layers: Dict[str, Layer], layer_name: str) -> None:
+    """C21 for a vocabulary with a value; a generous bound that only a quadratic path misses (make bench times)."""
+    import json
+    import time
+
+    start = time.perf_counter()
+    result = layers[layer_name].run("parse", [LARGE.encode()], timeout=60)
+    elapsed = time.perf_counter() - start
+    data = json.loads(result.stdout)
+    assert (data["parallel"], data["subagents"], data["goal"]) == (True, True, "go"), layer_name
+    assert (data["parallel_lanes"], data["parallel_note"]) == (4, "--parallel=7 exceeds the hard cap; clamped to 4.")
+    assert elapsed < 10, f"{layer_name}: {elapsed:.1f} s for 10,000 flags"
+
+
+BACKENDS_AGREE = r"""
+import sys
+from sage_flags import _native, reference
+inputs = ["--parallel=3 go", "--parallel=0009 --subagents x", "--parallel", "--parallel=0", "ship", "--bad"]
+for text in inputs:
+    a, b = reference.parse(text, {"parallel": True}), _native.parse(text, {"parallel": True})
+    assert a == b and b == a and hash(a) == hash(b) and repr(a) == repr(b), text
+    assert a.to_dict() == b.to_dict() and list(a.to_dict()) == list(b.to_dict()), text
+    assert (a.parallel_lanes, a.parallel_note) == (b.parallel_lanes, b.parallel_note), text
+    assert type(b.parallel_lanes) is int, text
+values = {"parallel_lanes": 4, "parallel_note": "--parallel=9 exceeds the hard cap; clamped to 4."}
+made = [m.ParseResult({"parallel": True}, {"parallel": "flag"}, "g", None, values) for m in (reference, _native)]
+assert made[0] == made[1] and made[0].to_json() == made[1].to_json() == reference.parse("--parallel=9 g").to_json()
+print("ok")
+"""
+
+
+def test_both_backends_give_equal_results_in_process(layers: Dict[str, Layer]) -> None:
+    """D23 for a vocabulary with a value: ParseResult equality, hash, repr, to_dict and the constructor's values."""
+    env = {**os.environ, "PYTHONPATH": str(BUILD / "python")}
+    result = subprocess.run([PYTHON, "-c", BACKENDS_AGREE], capture_output=True, env=env, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"ok\n", b"")
