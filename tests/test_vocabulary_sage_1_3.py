@@ -30,6 +30,7 @@ OFFERS = {
     "cli-native": ("parse", "batch", "announce", "persist", "resume", "config"),
     "module-native": ("parse", "batch", "announce", "persist", "resume", "config"),
     "compat-native": ("parse", "announce"),
+    "exe": ("parse", "batch", "announce"),
     "bash": ("parse", "batch", "announce", "persist", "resume"),
 }
 CASES = [(name, vector) for vector in VECTORS for name, commands in OFFERS.items() if vector.command in commands]
