@@ -130,6 +130,37 @@ def load_all(command: Optional[str] = None) -> List[Vector]:
     return [v for v in vectors if command is None or v.command == command]
 
 
+def windows_lacks(vector: Vector) -> List[str]:
+    """What a vector needs that Windows does not have: "fifo" (a FIFO as config or manifest), "non-UTF-8 argv"
+    (a Windows command line is UTF-16 text), "permission bits" (a manifest's POSIX mode)."""
+    lacks = []
+    manifest = vector.extra.get("manifest")
+    manifest = manifest if isinstance(manifest, dict) else {}
+    if (vector.config or {}).get("type") in ("fifo", "symlink-to-fifo") or manifest.get("type") == "fifo":
+        lacks.append("fifo")
+    if any(not _is_utf8(item) for item in vector.argv):
+        lacks.append("non-UTF-8 argv")
+    if "mode" in manifest:
+        lacks.append("permission bits")
+    return lacks
+
+
+def cannot_run_here(vector: Vector) -> Optional[str]:
+    """Why the vector cannot be set up on this system (a reason for pytest.skip), or None."""
+    if os.name != "nt":
+        return None
+    lacks = windows_lacks(vector)
+    return f"{vector.name}: Windows has no {' or '.join(lacks)}" if lacks else None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]", where: str) -> None:
     """stdout and status exactly as the vector says; stderr empty for 0/1, one line otherwise (C3, C19)."""
     assert result.stdout == vector.stdout, f"{where}: stdout differs"
