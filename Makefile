@@ -57,8 +57,15 @@ lint-python: $(VENV)/.tools
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test-python: setup  ## unit tests and every vector through every layer's CLI
-	$(BIN)/pytest -n 2 --ignore=parity/test_parity.py
+# The wheels are built once, before pytest starts, by `make wheels` (tests/test_wheels.py and the Python matrix
+# tests/test_matrix.py install them; its xdist workers must not build them twice at once). worksteal: the
+# matrix items are long, and an idle worker takes over queued tests from a busy one.
+TEST_WHEELS := build/test-wheels
+
+test-python: setup  ## unit tests, every vector through every layer's CLI, the Python 3.8-3.13 matrix
+	rm -rf $(TEST_WHEELS)
+	$(MAKE) --no-print-directory wheels DIST=$(TEST_WHEELS)
+	SAGE_FLAGS_WHEEL_DIR=$(abspath $(TEST_WHEELS)) $(BIN)/pytest -n 2 --dist worksteal --ignore=parity/test_parity.py
 
 test: check-generated lint $(TEST_TARGETS) test-python  ## everything CI checks
 

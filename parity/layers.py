@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAGE_DIR = ROOT / "sage"
 FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
 PYTHON = sys.executable
-SAGE_FLAGS = str(Path(PYTHON).parent / "sage-flags")
+SAGE_FLAGS = str(Path(PYTHON).parent / ("sage-flags.exe" if os.name == "nt" else "sage-flags"))
 
 
 @dataclass(frozen=True)
@@ -63,30 +63,41 @@ def _native_available() -> bool:
 COMMANDS = ("parse", "batch", "announce", "persist", "resume")
 # `python -m core.flag_parser` is the drop-in for workflows: they call parse and announce through it.
 COMPAT_COMMANDS = ("parse", "announce")
+# The Python layers' argv words per command: the bash port's commands, and `config explain` (as "explain").
+PYTHON_COMMANDS = {**{c: [c] for c in COMMANDS}, "explain": ["config", "explain"]}
+
+
+def package_layers(suffix: str, python: str, console_script: str, env: Dict[str, str]) -> List[Layer]:
+    """One installation's two entries: its `sage-flags` program (cli-SUFFIX) and `python -m sage_flags`."""
+    cli = {c: [console_script, *words] for c, words in PYTHON_COMMANDS.items()}
+    module = {c: [python, "-m", "sage_flags", *words] for c, words in PYTHON_COMMANDS.items()}
+    return [Layer(f"cli-{suffix}", cli, env), Layer(f"module-{suffix}", module, env)]
+
+
+def compat_layer(suffix: str, python: str, env: Dict[str, str]) -> Layer:
+    """`python -m core.flag_parser`, run from sage/ as a workflow runs it."""
+    return Layer(f"compat-{suffix}", {c: [python, "-m", "core.flag_parser", c] for c in COMPAT_COMMANDS}, env, SAGE_DIR)
 
 
 def all_layers() -> List[Layer]:
     pure = {"SAGE_FLAGS_BACKEND": "python"}
     native = {"SAGE_FLAGS_BACKEND": "native"}
-    cli = {c: [SAGE_FLAGS, c] for c in COMMANDS}
-    module = {c: [PYTHON, "-m", "sage_flags", c] for c in COMMANDS}
-    compat = {c: [PYTHON, "-m", "core.flag_parser", c] for c in COMPAT_COMMANDS}
-    layers = [
-        Layer("cli-pure", cli, pure),
-        Layer("module-pure", module, pure),
-        Layer("compat-pure", compat, pure, SAGE_DIR),
-    ]
+    layers = [*package_layers("pure", PYTHON, SAGE_FLAGS, pure), compat_layer("pure", PYTHON, pure)]
     if _native_available():
-        layers += [
-            Layer("cli-native", cli, native),
-            Layer("module-native", module, native),
-            Layer("compat-native", compat, native, SAGE_DIR),
-        ]
+        layers += [*package_layers("native", PYTHON, SAGE_FLAGS, native), compat_layer("native", PYTHON, native)]
     scripts = {c: FLAG_PARSER_DIR / f"{c}.sh" for c in COMMANDS}
-    bash = {c: ["bash", str(script)] for c, script in scripts.items() if script.exists()}
+    bash = {c: ["bash", bash_path(script)] for c, script in scripts.items() if script.exists()}
     if "parse" in bash:
         layers.append(Layer("bash", bash))
     return layers
+
+
+def bash_path(path: Path) -> str:
+    """``path`` as bash sees it: on Windows, Git Bash's /c/... form (the scripts find their siblings by it)."""
+    if os.name != "nt":
+        return str(path)
+    drive, rest = os.path.splitdrive(str(path.resolve()))
+    return "/" + drive.rstrip(":").lower() + rest.replace("\\", "/")
 
 
 _LAYERS: Optional[List[Layer]] = None

@@ -15,8 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List
 
-import pytest
-
 from parity import vectors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,20 +28,6 @@ def clean_env(**extra: str) -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(extra)
     return env
-
-
-@pytest.fixture(scope="session")
-def wheel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        ["make", "--no-print-directory", "-s", "wheels", f"DIST={out}"],
-        cwd=ROOT,
-        env=clean_env(),
-        check=True,
-        capture_output=True,
-        timeout=1800,
-    )
-    return out
 
 
 def one_wheel(wheel_dir: Path, pure: bool) -> Path:

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import pytest
-from sage_flags.explain import explain, render_text
+from test_explain import check_explain
 from test_manifest import check_vector
 from windows_sim import UNIX_ONLY
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, available_layers
+from parity.layers import PYTHON, PYTHON_COMMANDS, ROOT, available_layers
 
 SIM = Path(__file__).with_name("windows_sim.py")
 SOURCES = sorted((ROOT / "python" / "sage_flags").glob("*.py")) + sorted(
@@ -65,7 +65,7 @@ class WindowsLayer:
         cwd: Optional[Path] = None,
         timeout: float = 30,
     ) -> subprocess.CompletedProcess:
-        argv = [command.encode(), *args]
+        argv = [*(word.encode() for word in PYTHON_COMMANDS[command]), *args]
         answer = self.request(argv, stdin, env or {}, cwd or Path.cwd())
         stderr = bytes.fromhex(answer["stderr"])
         assert answer["status"] is not None, f"{self.name}: raised\n{stderr.decode(errors='replace')}"
@@ -105,16 +105,9 @@ def test_manifest_vector_on_windows(windows: WindowsLayer, vector: vectors.Vecto
 
 @pytest.mark.parametrize("vector", [v for v in vectors.load_all() if v.config], ids=lambda v: v.name)
 def test_config_explain_on_windows(windows: WindowsLayer, vector: vectors.Vector, tmp_path: Path) -> None:
-    """Both forms of the report, byte for byte as on POSIX (computed in this process)."""
+    """Both forms of the report, byte for byte as on POSIX (made in this process)."""
     skip_what_windows_lacks(vector)
-    path = os.fsencode(vectors.make_config(vector.config, tmp_path))
-    report = explain(path)
-    for args, expected in (
-        ([path, b"--json"], json.dumps(report, ensure_ascii=True).encode("ascii") + b"\n"),
-        ([path], render_text(report).encode("utf-8", "surrogateescape")),
-    ):
-        result = windows.run("config", [b"explain", *args], cwd=tmp_path)
-        assert (result.stdout, result.returncode, result.stderr) == (expected, 0, b""), f"{vector.name} {args}"
+    check_explain(windows, vector, tmp_path)
 
 
 def test_every_vector_ran_or_lacks_a_fifo() -> None:
