@@ -8,6 +8,7 @@ code is not in the checkout yet is left out, never faked.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -54,6 +55,10 @@ class Layer:
         )
 
 
+# Windows looks in System32 before PATH, where bash.exe is WSL's: Git Bash's is named by its full path there.
+BASH = (shutil.which("bash") or "bash") if os.name == "nt" else "bash"
+
+
 def _native_available() -> bool:
     probe = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True)
     return probe.returncode == 0
@@ -86,7 +91,7 @@ def all_layers() -> List[Layer]:
     if _native_available():
         layers += [*package_layers("native", PYTHON, SAGE_FLAGS, native), compat_layer("native", PYTHON, native)]
     scripts = {c: FLAG_PARSER_DIR / f"{c}.sh" for c in COMMANDS}
-    bash = {c: ["bash", bash_path(script)] for c, script in scripts.items() if script.exists()}
+    bash = {c: [BASH, bash_path(script)] for c, script in scripts.items() if script.exists()}
     if "parse" in bash:
         layers.append(Layer("bash", bash))
     return layers
