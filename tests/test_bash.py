@@ -477,9 +477,17 @@ def test_unreadable_config_prints_nothing(tmp_path: Path) -> None:
     if os.geteuid() != 0 or setpriv is None:
         pytest.skip("needs root and setpriv to run as another user")
     # The other user runs copies in a folder it can enter: the checkout and tmp_path may sit in 0700 folders.
+    import stat
     import tempfile
 
-    shared = Path(tempfile.mkdtemp(prefix="sage-flags-other-user-"))
+    def others_can_enter(folder: Path) -> bool:
+        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (folder, *folder.parents))
+
+    bases = [Path(b) for b in (tempfile.gettempdir(), "/tmp", "/var/tmp") if os.path.isdir(b)]
+    base = next((b for b in bases if others_can_enter(b)), None)
+    if base is None:
+        pytest.skip(f"no temp folder other users can enter among {bases}")
+    shared = Path(tempfile.mkdtemp(prefix="sage-flags-other-user-", dir=base))
     try:
         shared.chmod(0o755)
         for script in (PARSE, LARGE_PATH):
