@@ -53,7 +53,9 @@ class WindowsLayer:
         self.proc.stdin.flush()
         ready, _, _ = select.select([self.proc.stdout], [], [], 60)
         assert ready, f"{self.name}: no answer in 60 s (blocked?) for {argv!r}"
-        return json.loads(self.proc.stdout.readline())
+        line = self.proc.stdout.readline()
+        assert line, f"{self.name}: the simulated interpreter exited with status {self.proc.wait(30)}"
+        return json.loads(line)
 
     def run(
         self,
