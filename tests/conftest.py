@@ -68,7 +68,10 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if not ran and not missing:
         return
     terminalreporter.write_sep("-", "Python matrix")
-    for line in sorted(ran, key=lambda text: tuple(int(n) for n in text.split()[0].split("."))):
+    kinds = ["pure", "native", "compat:"]
+    for line in sorted(
+        ran, key=lambda text: ([int(n) for n in text.split()[0].split(".")], kinds.index(text.split()[1]))
+    ):
         terminalreporter.write_line(line)
     for reason in sorted(missing):
         terminalreporter.write_line("skipped: " + reason)

@@ -4,11 +4,13 @@ For each version found here (tests/interpreters.py: SAGE_FLAGS_PYTHONS, ~/.pyenv
 
 - ``pure[V]``: a fresh venv of that interpreter, the pure wheel (py3-none-any) of `make wheels` installed by
   the venv's own pip; every vector (parse, batch, announce, persist, resume) and every config explain report
-  through its ``sage-flags`` one by one, and through ``python -m sage_flags``, where the config-less parse
-  vectors go as one batch stream (C22) and the rest one by one;
+  (text and --json) through its ``sage-flags`` one by one; and through ``python -m sage_flags``, where the
+  config-less parse vectors go as one batch stream (C22), the rest one by one, explain with --json;
 - ``native[V]``: the same with the native abi3 wheel, SAGE_FLAGS_BACKEND=native (the compiled core must load);
 - ``compat[V]``: the bare interpreter running ``python -m core.flag_parser`` from sage/ (the checkout's
-  python/, pure backend): every parse and announce vector.
+  python/, pure backend): every parse and announce vector (the config-less parse vectors as one batch stream).
+
+Streams and --json-only keep the cost down: a process start per check is most of it (twelve installations).
 
 The checks are the suite's own (parity.vectors.assert_matches, test_manifest.check_vector,
 test_explain.check_explain). A version that is not here is skipped with its name; the counts of vectors run
@@ -17,6 +19,7 @@ per interpreter are listed at the end of the run (tests/conftest.py).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -106,8 +109,12 @@ def vector_check(layer: Layer, vector: vectors.Vector) -> Callable[[Path], None]
     return check
 
 
-def explain_check(layer: Layer, vector: vectors.Vector) -> Callable[[Path], None]:
-    return lambda workdir: None if vectors.cannot_run_here(vector) else check_explain(layer, vector, workdir)
+def explain_check(layer: Layer, vector: vectors.Vector, text_too: bool) -> Callable[[Path], None]:
+    def check(workdir: Path) -> None:
+        if not vectors.cannot_run_here(vector):
+            check_explain(layer, vector, workdir, text_too)
+
+    return check
 
 
 def runnable(cases: List[vectors.Vector]) -> int:
@@ -129,16 +136,16 @@ def test_wheel(
     stream = [v for v in ALL if streamable(v)]
     one_by_one = [v for v in ALL if not streamable(v)]
     checks = [(f"{cli.name} {v.name}", vector_check(cli, v)) for v in ALL]
-    checks += [(f"{cli.name} explain {v.name}", explain_check(cli, v)) for v in CONFIGS]
+    checks += [(f"{cli.name} explain {v.name}", explain_check(cli, v, text_too=True)) for v in CONFIGS]
     checks.append((f"{module.name} batch stream", lambda _: check_as_one_batch_stream(module, stream)))
     checks += [(f"{module.name} {v.name}", vector_check(module, v)) for v in one_by_one]
-    checks += [(f"{module.name} explain {v.name}", explain_check(module, v)) for v in CONFIGS]
+    checks += [(f"{module.name} explain {v.name}", explain_check(module, v, text_too=False)) for v in CONFIGS]
     failures = run_all(checks, tmp_path / "cases")
-    each = runnable(ALL) + runnable(CONFIGS)
     record_property(
         "python-matrix",
-        f"{full_version:8} {wheel} wheel: {each} vectors through sage-flags, {each} through python -m sage_flags "
-        f"({len(stream)} of them as one batch stream){'; FAILED ' + str(len(failures)) if failures else ''}",
+        f"{full_version:8} {wheel} wheel: {runnable(ALL)} vectors and {runnable(CONFIGS)} config explain reports "
+        f"through sage-flags, the same through python -m sage_flags ({len(stream)} parse vectors there as one batch "
+        f"stream, explain --json only){'; FAILED ' + str(len(failures)) if failures else ''}",
     )
     assert not failures, f"{len(failures)} of {len(checks)} checks failed:\n" + "\n".join(failures)
 
@@ -149,11 +156,16 @@ def test_compat(version: str, tmp_path: Path, record_property: Callable[[str, ob
     env = {**clean_env(), "SAGE_FLAGS_BACKEND": "python"}
     imported = run_checked([python, "-c", COMPAT_PROBE], env=env, cwd=SAGE_DIR).strip()
     assert Path(imported).resolve().is_relative_to(ROOT / "python"), f"{imported}: not the checkout's copy"
-    layer = compat_layer(full_version, python, {"SAGE_FLAGS_BACKEND": "python"})
-    failures = run_all([(f"{layer.name} {v.name}", vector_check(layer, v)) for v in COMPAT], tmp_path)
+    compat = compat_layer(full_version, python, {"SAGE_FLAGS_BACKEND": "python"})
+    batch = [python, "-m", "core.flag_parser", "batch"]
+    layer = dataclasses.replace(compat, commands={**compat.commands, "batch": batch})
+    stream = [v for v in COMPAT if streamable(v)]
+    checks = [(f"{layer.name} batch stream", lambda _: check_as_one_batch_stream(layer, stream))]
+    checks += [(f"{layer.name} {v.name}", vector_check(layer, v)) for v in COMPAT if not streamable(v)]
+    failures = run_all(checks, tmp_path)
     record_property(
         "python-matrix",
-        f"{full_version:8} compat: {runnable(COMPAT)} vectors through python -m core.flag_parser (sage/)"
-        f"{'; FAILED ' + str(len(failures)) if failures else ''}",
+        f"{full_version:8} compat: {runnable(COMPAT)} vectors through python -m core.flag_parser (sage/) "
+        f"({len(stream)} of them as one batch stream){'; FAILED ' + str(len(failures)) if failures else ''}",
     )
-    assert not failures, f"{len(failures)} of {len(COMPAT)} vectors failed:\n" + "\n".join(failures)
+    assert not failures, f"{len(failures)} of {len(checks)} checks failed:\n" + "\n".join(failures)
