@@ -2,14 +2,21 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 VENV := .venv
-PY := $(VENV)/bin/python
+ifeq ($(OS),Windows_NT)
+# Windows (CI runs make under Git Bash): a venv keeps its programs in Scripts/, and python3 is called python.
+BIN := $(VENV)/Scripts
+SYSTEM_PYTHON ?= python
+else
 BIN := $(VENV)/bin
+SYSTEM_PYTHON ?= python3
+endif
+PY := $(BIN)/python
 ARGS ?= --quality-locked --autonomous Ship dark mode
 export ARGS
 PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
 RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 'Cargo.*' 2>/dev/null)
 
-.PHONY: help run setup install generate vocabulary check-generated format lint lint-python test test-python clean
+.PHONY: help run setup install generate vocabulary check-generated format lint lint-python test test-python test-layers clean
 
 # Debian packages a target needs (strace, hyperfine, locales) are installed by the target itself.
 APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) apt-get
@@ -23,7 +30,7 @@ help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
 $(VENV)/.tools: requirements-dev.txt
-	python3 -m venv $(VENV)
+	$(SYSTEM_PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
@@ -64,8 +71,22 @@ lint-python: $(VENV)/.tools
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test-python: setup  ## unit tests and every vector through every layer's CLI
-	$(BIN)/pytest -n 2 --ignore=parity/test_parity.py
+# The wheels tests/test_wheels.py and the Python matrix (tests/test_matrix.py) install are those of `make dist`
+# (mk/dist.mk, in TEST_TARGETS), built once before pytest starts. worksteal: the matrix items are long, and an
+# idle worker takes over queued tests from a busy one. -rfE: every failure and error named in the summary.
+PYTEST := SAGE_FLAGS_WHEEL_DIR=$(abspath $(DIST)) $(BIN)/pytest -n 2 --dist worksteal -rfE
+
+test-python: setup wheels  ## unit tests, every vector through every layer's CLI, the Python 3.8-3.13 matrix
+	$(PYTEST) --ignore=parity/test_parity.py
+
+# macOS and Windows in CI (no apt-get, strace, setpriv there): every vector through every layer present (bash:
+# Git Bash on Windows), the Python matrix on the interpreters named in SAGE_FLAGS_PYTHONS, and the Windows checks.
+LAYER_TESTS := parity/test_vectors.py tests/test_matrix.py tests/test_windows.py \
+  tests/test_manifest.py::test_persist_vector tests/test_manifest.py::test_resume_vector \
+  tests/test_announce.py::test_announce_vector
+
+test-layers: setup wheels  ## what CI runs on macOS and Windows: every vector through every layer, the matrix
+	$(PYTEST) $(LAYER_TESTS)
 
 test: check-generated lint $(TEST_TARGETS) test-python  ## everything CI checks
 

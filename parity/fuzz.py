@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from sage_flags import reference
@@ -44,7 +44,7 @@ from sage_flags._vocab import MODES, VALUE_MODES
 
 from parity import strategies as gen
 from parity.layers import ROOT, Layer, available_layers
-from parity.vectors import Vector, split_argv
+from parity.vectors import Vector, cannot_run_here, split_argv
 
 FAILURES_DIR = ROOT / "parity" / "failures"
 PROCESS_TIMEOUT = 30.0
@@ -374,6 +374,8 @@ def check_agreement(
     vector = Vector(
         name="", rules=(), argv=tuple(argv), stdout=b"", status=0, command=command, config=config, env=env, stdin=stdin
     )
+    if cannot_run_here(vector):  # e.g. a FIFO or a non-UTF-8 argv item on Windows: no input this system can give
+        reject()
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sage-fuzz-") as workdir:
         args = vector.materialise(Path(workdir))

@@ -14,6 +14,7 @@ its python/ directory, so that the in-process reference is the copy's too.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ PROJECT = Path(os.environ.get("SAGE_FLAGS_PROJECT") or ROOT).resolve()
 SAGE_DIR = PROJECT / "sage"
 FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
 PYTHON = sys.executable
-SAGE_FLAGS = str(Path(PYTHON).parent / "sage-flags")
+SAGE_FLAGS = str(Path(PYTHON).parent / ("sage-flags.exe" if os.name == "nt" else "sage-flags"))
 # The native executable (crates/sage-flags-cli), as `make setup` builds it for this machine (mk/cli.mk).
 NATIVE_EXE = ROOT / "target" / "native" / "sage-flags"
 
@@ -63,6 +64,10 @@ class Layer:
         )
 
 
+# Windows looks in System32 before PATH, where bash.exe is WSL's: Git Bash's is named by its full path there.
+BASH = (shutil.which("bash") or "bash") if os.name == "nt" else "bash"
+
+
 def _native_available(env: Dict[str, str]) -> bool:
     probe = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True, env={**os.environ, **env})
     return probe.returncode == 0
@@ -75,8 +80,22 @@ COMPAT_COMMANDS = ("parse", "announce")
 # What the native executable runs itself; it hands persist and resume to the Python beside it (SPEC D27),
 # which target/native/ does not have.
 NATIVE_EXE_COMMANDS = ("parse", "batch", "announce")
-# Python only (`config explain`).
-PYTHON_COMMANDS = ("config",)
+# The Python layers' argv words per command: the bash port's commands, `config` (vectors give `explain ...`
+# as their argv) and `config explain` (as "explain").
+PYTHON_COMMANDS = {**{c: [c] for c in COMMANDS}, "config": ["config"], "explain": ["config", "explain"]}
+
+
+def package_layers(suffix: str, python: str, console_script: str, env: Dict[str, str]) -> List[Layer]:
+    """One installation's two entries: its `sage-flags` program (cli-SUFFIX) and `python -m sage_flags`."""
+    cli = {c: [console_script, *words] for c, words in PYTHON_COMMANDS.items()}
+    module = {c: [python, "-m", "sage_flags", *words] for c, words in PYTHON_COMMANDS.items()}
+    return [Layer(f"cli-{suffix}", cli, env), Layer(f"module-{suffix}", module, env)]
+
+
+def compat_layer(suffix: str, python: str, env: Dict[str, str], sage_dir: Path = SAGE_DIR) -> Layer:
+    """`python -m core.flag_parser`, run from sage/ as a workflow runs it."""
+    commands = {c: [python, "-m", "core.flag_parser", c] for c in COMPAT_COMMANDS}
+    return Layer(f"compat-{suffix}", commands, env, sage_dir)
 
 
 def project_layers(root: Path) -> List[Layer]:
@@ -85,28 +104,28 @@ def project_layers(root: Path) -> List[Layer]:
     path = {} if root == ROOT else {"PYTHONPATH": str(root / "python")}
     pure = {"SAGE_FLAGS_BACKEND": "python", **path}
     native = {"SAGE_FLAGS_BACKEND": "native", **path}
-    cli = {c: [SAGE_FLAGS, c] for c in COMMANDS + PYTHON_COMMANDS}
-    module = {c: [PYTHON, "-m", "sage_flags", c] for c in COMMANDS + PYTHON_COMMANDS}
-    compat = {c: [PYTHON, "-m", "core.flag_parser", c] for c in COMPAT_COMMANDS}
-    layers = [
-        Layer("cli-pure", cli, pure),
-        Layer("module-pure", module, pure),
-        Layer("compat-pure", compat, pure, root / "sage"),
-    ]
+    layers = [*package_layers("pure", PYTHON, SAGE_FLAGS, pure), compat_layer("pure", PYTHON, pure, root / "sage")]
     if _native_available(path):
         layers += [
-            Layer("cli-native", cli, native),
-            Layer("module-native", module, native),
-            Layer("compat-native", compat, native, root / "sage"),
+            *package_layers("native", PYTHON, SAGE_FLAGS, native),
+            compat_layer("native", PYTHON, native, root / "sage"),
         ]
     if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
         exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
         layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}))
     scripts = {c: root / "sage" / "core" / "flag_parser" / f"{c}.sh" for c in COMMANDS}
-    bash = {c: ["bash", str(script)] for c, script in scripts.items() if script.exists()}
+    bash = {c: [BASH, bash_path(script)] for c, script in scripts.items() if script.exists()}
     if "parse" in bash:
         layers.append(Layer("bash", bash))
     return layers
+
+
+def bash_path(path: Path) -> str:
+    """``path`` as bash sees it: on Windows, Git Bash's /c/... form (the scripts find their siblings by it)."""
+    if os.name != "nt":
+        return str(path)
+    drive, rest = os.path.splitdrive(str(path.resolve()))
+    return "/" + drive.rstrip(":").lower() + rest.replace("\\", "/")
 
 
 def all_layers() -> List[Layer]:

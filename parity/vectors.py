@@ -7,10 +7,12 @@ items, config content, stdin) is either a JSON string (its UTF-8 bytes) or
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
@@ -134,6 +136,53 @@ def load_all(command: Optional[str] = None, directory: Path = VECTOR_DIR) -> Lis
     """The vectors in ``directory`` (this vocabulary's by default; parity/vectors-<stem>/ for another one)."""
     vectors = [load(p) for p in sorted(directory.glob("*.json"))]
     return [v for v in vectors if command is None or v.command == command]
+
+
+def windows_lacks(vector: Vector) -> List[str]:
+    """What a vector needs that Windows does not have: "fifo" (a FIFO as config or manifest), "non-UTF-8 argv"
+    (a Windows command line is UTF-16 text), "permission bits" (a manifest's POSIX mode)."""
+    lacks = []
+    manifest = vector.extra.get("manifest")
+    manifest = manifest if isinstance(manifest, dict) else {}
+    if (vector.config or {}).get("type") in ("fifo", "symlink-to-fifo") or manifest.get("type") == "fifo":
+        lacks.append("fifo")
+    if any(not _is_utf8(item) for item in vector.argv):
+        lacks.append("non-UTF-8 argv")
+    if "mode" in manifest:
+        lacks.append("permission bits")
+    return lacks
+
+
+def cannot_run_here(vector: Vector) -> Optional[str]:
+    """Why the vector cannot be set up on this system (a reason for pytest.skip), or None.
+
+    Windows: what ``windows_lacks`` lists. Not Linux: a locale the vector's environment names and this machine
+    does not have (bash warns on stderr before any script line runs: SPEC D24). On Linux `make test` installs
+    the locales the vectors name (mk/bash.mk), so a missing one fails there instead of being skipped.
+    """
+    lacks = windows_lacks(vector) if os.name == "nt" else []
+    if sys.platform != "linux":
+        lacks += [f"locale {name}" for key, name in sorted(vector.env.items()) if key in LOCALE_VARIABLES]
+        lacks = [lack for lack in lacks if not lack.startswith("locale ") or _locale_missing(lack[7:])]
+    return f"{vector.name}: this system has no {' or '.join(lacks)}" if lacks else None
+
+
+LOCALE_VARIABLES = ("LC_ALL", "LC_CTYPE", "LANG")
+
+
+@functools.lru_cache(maxsize=None)
+def _locale_missing(name: str) -> bool:
+    """Whether the C library refuses locale ``name`` (asked in a child: setlocale is process-wide)."""
+    probe = "import locale, sys; locale.setlocale(locale.LC_CTYPE, sys.argv[1])"
+    return subprocess.run([sys.executable, "-c", probe, name], capture_output=True, timeout=60).returncode != 0
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]", where: str) -> None:

@@ -20,6 +20,7 @@ from sage_flags.reference import parse
 
 from parity import vectors
 from parity.layers import PYTHON, ROOT, Layer, available_layers
+from parity.test_vectors import skip_what_this_system_lacks
 
 ANNOUNCE_VECTORS = vectors.load_all("announce")
 LAYERS = available_layers("announce")
@@ -32,6 +33,7 @@ check = vectors.assert_matches
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
 @pytest.mark.parametrize("vector", ANNOUNCE_VECTORS, ids=lambda v: v.name)
 def test_announce_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    skip_what_this_system_lacks(vector)
     result = layer.run("announce", vector.materialise(tmp_path), env=vector.env)
     check(vector, result, f"{layer.name} {vector.name}")
 

@@ -480,16 +480,34 @@ def test_unreadable_config_prints_nothing(tmp_path: Path) -> None:
     setpriv = shutil.which("setpriv")
     if os.geteuid() != 0 or setpriv is None:
         pytest.skip("needs root and setpriv to run as another user")
-    config = tmp_path / "config.yaml"
-    config.write_bytes(b"autonomous: true\n")
-    config.chmod(0o600)
-    tmp_path.chmod(0o755)
-    result = subprocess.run(
-        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", BASH, str(PARSE), "x", "--config-path", config],
-        capture_output=True,
-        timeout=30,
-    )
-    assert result.stdout == expected(b"x") and result.stderr == b"" and result.returncode == 0
+    # The other user runs copies in a folder it can enter: the checkout and tmp_path may sit in 0700 folders.
+    import stat
+    import tempfile
+
+    def others_can_enter(folder: Path) -> bool:
+        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (folder, *folder.parents))
+
+    bases = [Path(b) for b in (tempfile.gettempdir(), "/tmp", "/var/tmp") if os.path.isdir(b)]
+    base = next((b for b in bases if others_can_enter(b)), None)
+    if base is None:
+        pytest.skip(f"no temp folder other users can enter among {bases}")
+    shared = Path(tempfile.mkdtemp(prefix="sage-flags-other-user-", dir=base))
+    try:
+        shared.chmod(0o755)
+        for script in (PARSE, LARGE_PATH):
+            shutil.copyfile(script, shared / script.name)
+            (shared / script.name).chmod(0o644)  # whatever the umask
+        config = shared / "config.yaml"
+        config.write_bytes(b"autonomous: true\n")
+        as_nobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", BASH, str(shared / "parse.sh")]
+        config.chmod(0o644)
+        readable = subprocess.run([*as_nobody, "x", "--config-path", config], capture_output=True, timeout=30)
+        assert readable.stdout == expected(b"x", {"autonomous": True}), f"uid 65534 cannot reach {shared}"
+        config.chmod(0o600)
+        result = subprocess.run([*as_nobody, "x", "--config-path", config], capture_output=True, timeout=30)
+        assert result.stdout == expected(b"x") and result.stderr == b"" and result.returncode == 0
+    finally:
+        shutil.rmtree(shared)
 
 
 # --- the input is data, never code ----------------------------------------------------------------

@@ -9,17 +9,17 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sage_flags import _vocab
-from sage_flags.explain import explain
+from sage_flags.explain import explain, render_text
 from sage_flags.reference import load_defaults
 
 from parity import vectors
-from parity.layers import PYTHON, SAGE_FLAGS
+from parity.layers import PYTHON, SAGE_FLAGS, Layer
 
 CLI = [[SAGE_FLAGS], [PYTHON, "-m", "sage_flags"]]
 
@@ -63,6 +63,29 @@ def report(path: Path) -> dict:
     result = run([os.fsencode(path), b"--json"])
     assert (result.returncode, result.stderr) == (0, b""), result.stderr
     return json.loads(result.stdout)
+
+
+def expected_reports(path: bytes) -> List[Tuple[List[bytes], bytes]]:
+    """(config explain's arguments, its exact stdout) for both forms of the report on ``path``, made here."""
+    report = explain(path)
+    return [
+        ([path, b"--json"], json.dumps(report, ensure_ascii=True).encode("ascii") + b"\n"),
+        ([path], render_text(report).encode("utf-8", "surrogateescape")),
+    ]
+
+
+def check_explain(layer: Layer, vector: vectors.Vector, workdir: Path, text_too: bool = True) -> None:
+    """config explain on a vector's config through a layer: the --json report (and the text one) byte for byte,
+    status 0, no stderr; and every mode the vector's own output says the config turned on is a default in it."""
+    path = os.fsencode(vectors.make_config(vector.config, workdir))
+    for args, expected in expected_reports(path)[: 2 if text_too else 1]:
+        result = layer.run("explain", args, cwd=workdir)
+        where = f"{layer.name} {vector.name} config explain {b' '.join(args[1:]).decode()}"
+        assert (result.stdout, result.returncode, result.stderr) == (expected, 0, b""), where
+    if vector.command == "parse" and vector.status == 0:
+        fields = json.loads(vector.stdout)
+        on = {key for key, _ in _vocab.MODES if fields[key + "_source"] == "config"}
+        assert on <= {key for key, value in json.loads(expected_reports(path)[0][1])["defaults"].items() if value}
 
 
 def test_every_rejected_vector_has_a_reason() -> None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
+import interpreters
 import pytest
 
 from parity import vectors
@@ -101,8 +102,16 @@ def scenarios(tmp: Path, which: str) -> Scenario:
         path = make_path(tmp, {"python3": BASE_PYTHON, "bash": bash})
         launcher = tmp / "repo" / "sage" / "bin" / "sage-flags"
         return Scenario(which, f"bash: {tmp}/repo/sage/core/flag_parser", launcher, {"PATH": path})
-    if which == "bash-python-too-old":
-        # python3 runs but cannot import the package: here a SyntaxError, as a Python < 3.8 would hit.
+    if which.startswith("bash-python-") and which[len("bash-python-") :] in interpreters.TOO_OLD:
+        # The only python3 on PATH is a real CPython older than 3.8 (2.7 included): the checkout's own tree.
+        version = which[len("bash-python-") :]
+        found = interpreters.find(version)
+        if found is None:
+            pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
+        path = make_path(tmp, {"python3": found[0], "bash": bash})
+        return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
+    if which == "bash-python-syntax-error":
+        # python3 runs but cannot import the package: here a SyntaxError in the package itself.
         for part in ("sage", "python"):
             shutil.copytree(ROOT / part, tmp / "repo" / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
         with open(tmp / "repo" / "python" / "sage_flags" / "cli.py", "a") as cli:
@@ -120,7 +129,8 @@ LAYER_SCENARIOS = [
     "checkout",
     "checkout-via-symlinked-launcher",
 ]
-BASH_SCENARIOS = ["bash", "bash-python-cannot-import", "bash-python-too-old"]
+TOO_OLD_SCENARIOS = [f"bash-python-{version}" for version in interpreters.TOO_OLD]
+BASH_SCENARIOS = ["bash", "bash-python-cannot-import", "bash-python-syntax-error", *TOO_OLD_SCENARIOS]
 needs_bash = pytest.mark.skipif(not HAS_BASH_LAYER, reason="the bash layer (parse.sh) is not in the checkout")
 ALL_SCENARIOS = LAYER_SCENARIOS + [pytest.param(s, marks=needs_bash) for s in BASH_SCENARIOS]
 

@@ -41,6 +41,7 @@ from sage_flags._vocab import MODES
 
 from parity import vectors
 from parity.layers import FLAG_PARSER_DIR, Layer, available_layers
+from parity.test_vectors import skip_what_this_system_lacks
 
 MODE_KEYS = [key for key, _ in MODES]
 
@@ -55,12 +56,14 @@ check_vector = vectors.check_manifest_vector  # the vector runner, shared with o
 @pytest.mark.parametrize("layer", available_layers("persist"), ids=lambda layer: layer.name)
 @pytest.mark.parametrize("vector", manifest_vectors("persist"), ids=lambda v: v.name)
 def test_persist_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    skip_what_this_system_lacks(vector)
     check_vector(layer, vector, tmp_path)
 
 
 @pytest.mark.parametrize("layer", available_layers("resume"), ids=lambda layer: layer.name)
 @pytest.mark.parametrize("vector", manifest_vectors("resume"), ids=lambda v: v.name)
 def test_resume_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    skip_what_this_system_lacks(vector)
     check_vector(layer, vector, tmp_path)
 
 

@@ -21,7 +21,7 @@ import stat
 from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
-from sage_flags.reference import nearest, read_all
+from sage_flags.reference import nearest, read_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -201,13 +201,10 @@ def _read(path: bytes) -> "Tuple[Optional[bytes], List[Finding]]":
     if not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in kinds if test(info.st_mode)), "not a regular file")
         return None, [_finding("not-regular-file", "not a regular file (%s): no defaults (C12)" % kind)]
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # the file could be swapped for a FIFO meanwhile
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None, [_finding("not-regular-file", "not a regular file: no defaults (C12)")]
-        return read_all(fd), []
-    finally:
-        os.close(fd)
+    found = read_regular(path)  # the file could be swapped for a FIFO meanwhile: never a blocking open
+    if found is None:
+        return None, [_finding("not-regular-file", "not a regular file: no defaults (C12)")]
+    return found[0], []
 
 
 def explain(path: bytes) -> "Dict[str, Any]":

@@ -18,9 +18,10 @@ import errno
 import json
 import os
 import stat
+import time
 
 from sage_flags._vocab import MODES, VALUE_MODES
-from sage_flags.reference import read_all
+from sage_flags.reference import read_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ BLANKS = b" \t"  # what YAML lets stand between tokens on a line
 NEW_BLOCK_INDENT = b"  "
 TEMP_MARKER = b".sage-flags-tmp."  # temp files: .<manifest name>.sage-flags-tmp.<pid>
 MAX_SYMLINK_HOPS = 40  # as Linux's own limit (ELOOP)
+STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its temp file's age decides
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
 NOTE = "{flag} overrides {key}: {recorded} recorded in the manifest."
@@ -369,41 +371,48 @@ def _resolve(path: bytes) -> bytes:
             raise UnsafeManifest("cannot inspect the manifest's path: %s" % error.strerror) from None
         if hop == MAX_SYMLINK_HOPS:
             break
-        path = target if target.startswith(b"/") else os.path.join(os.path.dirname(path), target)
+        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
     raise UnsafeManifest("too many levels of symbolic links")
 
 
 def _read_regular(path: bytes) -> "Optional[Tuple[bytes, int]]":
     """(bytes, permission bits) of a regular file; None if nothing is there; never blocks."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        found = read_regular(path)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as error:
-        raise UnsafeManifest("cannot open the manifest: %s" % getattr(error, "strerror", error)) from None
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise UnsafeManifest("the manifest is not a regular file")
-        return read_all(fd), stat.S_IMODE(status.st_mode)
-    except OSError as error:
-        raise UnsafeManifest("cannot read the manifest: %s" % error.strerror) from None
-    finally:
-        os.close(fd)
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        reason = getattr(error, "strerror", None) or error
+        raise UnsafeManifest("cannot read the manifest: %s" % reason) from None
+    if found is None:
+        raise UnsafeManifest("the manifest is not a regular file")
+    return found[0], stat.S_IMODE(found[1])
 
 
-def _pid_is_alive(pid_text: bytes) -> bool:
+def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
+    """Whether the persist that left this temp file is gone, never touching another process.
+
+    POSIX: the file is ours (same user) and its writer's pid is not alive (signal 0 tests, sends nothing).
+    Elsewhere (Windows) signal 0 is CTRL_C_EVENT and files have no owner uid: a temp file is stale once it
+    is STALE_TEMP_SECONDS old (a persist holds its temp file for milliseconds).
+    """
+    info = os.stat(path)
+    geteuid = getattr(os, "geteuid", None)
+    if os.name != "posix" or geteuid is None:
+        return time.time() - info.st_mtime > STALE_TEMP_SECONDS
+    if info.st_uid != geteuid():
+        return False
     try:
         os.kill(int(pid_text), 0)
     except PermissionError:  # someone else's live process
-        return True
-    except (OSError, OverflowError, ValueError):
         return False
-    return True
+    except (OSError, OverflowError, ValueError):
+        return True
+    return False
 
 
 def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
-    """Temp files left by a persist killed before its rename (P6): ours, and their writer's pid is gone."""
+    """Temp files left by a persist killed before its rename (P6): ours, and their writer is gone."""
     prefix = b"." + base + TEMP_MARKER
     try:
         names = os.listdir(directory)
@@ -415,10 +424,14 @@ def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
             continue
         path = os.path.join(directory, name)
         try:
-            if os.stat(path).st_uid == os.geteuid() and not _pid_is_alive(pid_text):
+            if _writer_is_gone(path, pid_text):
                 os.unlink(path)
-        except OSError:
+        except OSError:  # gone meanwhile, or (Windows) still open in its writer
             pass
+
+
+# Windows: no O_CLOEXEC (handles are not inherited anyway), O_BINARY or LF would be written as CRLF.
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
@@ -430,28 +443,33 @@ def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
     directory = directory or b"."
     _remove_stale_temp_files(directory, base)
     temp = os.path.join(directory, b"." + base + TEMP_MARKER + str(os.getpid()).encode("ascii"))
+    fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13
     try:
         try:
             os.unlink(temp)  # ours by name, so a leftover of a dead process that had our pid
         except FileNotFoundError:
             pass
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        fd = os.open(temp, _WRITE_FLAGS, 0o666)
         try:
-            if mode is not None:
-                os.fchmod(fd, mode)
+            if mode is not None and fchmod is not None:
+                fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.rename(temp, path)
+        if mode is not None and fchmod is None:
+            os.chmod(temp, mode)  # Windows: only the read-only attribute exists
+        os.replace(temp, path)  # os.rename would refuse an existing target on Windows
     except OSError as error:
         try:
             os.unlink(temp)
         except OSError:
             pass
         raise UnsafeManifest("cannot write the manifest: %s" % error.strerror) from None
+    if os.name != "posix":  # a directory cannot be opened for fsync on Windows; NTFS journals the rename
+        return
     try:  # make the rename itself durable; a directory that cannot be fsynced is not an error
         dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
@@ -464,7 +482,7 @@ def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
 
 def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]") -> None:
     """Record ``values`` in the manifest at ``manifest_path`` (raises UnsafeManifest: nothing changed)."""
-    if not manifest_path or manifest_path.endswith(b"/"):
+    if not manifest_path or not os.path.basename(manifest_path):  # empty, or ends in a separator
         raise UnsafeManifest("the manifest path does not name a file")
     path = _resolve(manifest_path)
     existing = _read_regular(path)

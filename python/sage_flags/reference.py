@@ -284,8 +284,29 @@ def read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
+# Every file is read through one open: O_NONBLOCK, so that opening a FIFO returns at once (the fstat after it
+# rejects anything but a regular file); O_BINARY, so that Windows does not translate CRLF or stop at Ctrl-Z.
+# Windows has no O_NONBLOCK (and no FIFO to block on); POSIX has no O_BINARY.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_regular(path: "Union[str, bytes]") -> "Optional[Tuple[bytes, int]]":
+    """(bytes, st_mode) of the regular file at ``path`` (symlinks followed); None when it is something else.
+
+    Never blocks on a FIFO. Raises OSError (ValueError for a NUL in the path) when it cannot be opened or read.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return None
+        return read_all(fd), mode
+    finally:
+        os.close(fd)
+
+
 def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
-    """The bytes of a regular file, or None (C12). Never blocks on a FIFO."""
+    """The bytes of a regular file, or None (C12)."""
     if path is None:
         return None
     try:
@@ -295,18 +316,10 @@ def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
     if not path:  # C11
         return None
     try:
-        # O_NONBLOCK: opening a FIFO returns at once; the fstat then rejects it.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        found = read_regular(path)
     except (OSError, ValueError):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return read_all(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return None if found is None else found[0]
 
 
 def load_defaults(path: "_PathLike") -> "Dict[str, bool]":

@@ -1,0 +1,54 @@
+"""Shared by the tests: the wheels of `make dist`, and the Python matrix's summary (tests/test_matrix.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MATRIX = "tests/test_matrix.py"
+
+
+def clean_env() -> Dict[str, str]:
+    """The environment of a user's shell: no backend choice, no path into this checkout, no make state."""
+    drop = {"SAGE_FLAGS_BACKEND", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+@pytest.fixture(scope="session")
+def wheel_dir() -> Path:
+    """Where the native and the pure wheel of `make dist` are (tests/artifacts.py builds them when needed).
+
+    SAGE_FLAGS_WHEEL_DIR when set (make test-python points it at dist/, built before pytest starts).
+    """
+    given = os.environ.get("SAGE_FLAGS_WHEEL_DIR")
+    if given:
+        return Path(given)
+    from artifacts import artifacts
+
+    return artifacts().native_wheel.parent
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line per interpreter and installation of the Python matrix, and one per version not found."""
+    ran, missing = [], set()
+    for outcome in ("passed", "failed", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if not getattr(report, "nodeid", "").startswith(MATRIX):
+                continue
+            ran += [value for name, value in report.user_properties if name == "python-matrix"]
+            if outcome == "skipped" and isinstance(report.longrepr, tuple):
+                missing.add(report.longrepr[2].replace("Skipped: ", ""))
+    if not ran and not missing:
+        return
+    terminalreporter.write_sep("-", "Python matrix")
+    kinds = ["pure", "native", "compat:"]
+    for line in sorted(
+        ran, key=lambda text: ([int(n) for n in text.split()[0].split(".")], kinds.index(text.split()[1]))
+    ):
+        terminalreporter.write_line(line)
+    for reason in sorted(missing):
+        terminalreporter.write_line("skipped: " + reason)
