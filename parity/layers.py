@@ -1,18 +1,27 @@
 """Every layer, as a workflow calls it: the real command line of each entry.
 
 A layer maps a subcommand ("parse", "batch", ...) to the argv prefix that runs
-it. Tests and the fuzzer iterate over ``available_layers()``; a layer whose
-code is not in the checkout yet is left out, never faked.
+it. Tests and the fuzzer iterate over ``available_layers()``; the native layers
+are left out when the native core is not built, never faked.
+
+The bash port is one layer per bash interpreter (``bash_interpreters()``): the
+environment variable SAGE_FLAGS_BASHES lists interpreter paths, colon-separated
+(the Makefile sets the old bashes it built and the system bash); unset or empty,
+the system bash alone. The system bash's layer is "bash", the others
+"bash-MAJOR.MINOR" (e.g. "bash-3.2").
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 SAGE_DIR = ROOT / "sage"
@@ -65,6 +74,56 @@ COMMANDS = ("parse", "batch", "announce", "persist", "resume")
 COMPAT_COMMANDS = ("parse", "announce")
 
 
+BASHES_VARIABLE = "SAGE_FLAGS_BASHES"
+SYSTEM_BASH = "bash"  # the layer name of the bash found on PATH
+
+
+class BashInterpreter(NamedTuple):
+    name: str  # "bash" (the one on PATH) or "bash-MAJOR.MINOR"
+    path: str  # absolute
+    version: Tuple[int, int]  # (major, minor), from BASH_VERSINFO
+
+
+def _bash_version(path: str) -> Tuple[int, int]:
+    probe = subprocess.run(
+        [path, "-c", 'printf "%s.%s" "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}"'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    if probe.returncode != 0 or not re.fullmatch(r"\d+\.\d+", probe.stdout):
+        raise RuntimeError(f"{BASHES_VARIABLE}: {path} does not run as bash: {probe.stderr.strip()!r}")
+    major, minor = probe.stdout.split(".")
+    return int(major), int(minor)
+
+
+@functools.lru_cache(maxsize=None)
+def _interpreters(listed: str, system: Optional[str]) -> List[BashInterpreter]:
+    paths = [p for p in listed.split(":") if p] if listed else [system] if system else []
+    system_file = os.path.realpath(system) if system else None
+    found: List[BashInterpreter] = []
+    seen = set()
+    for path in paths:
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            # A wrong list must not quietly test fewer bashes.
+            raise RuntimeError(f"{BASHES_VARIABLE} lists {path!r}, which is not an executable file")
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        version = _bash_version(path)
+        name = SYSTEM_BASH if real == system_file else "bash-%d.%d" % version
+        if name in {b.name for b in found}:
+            name += "-" + str(len(found) + 1)  # two builds of one version: both run, told apart
+        found.append(BashInterpreter(name, os.path.abspath(path), version))
+    return found
+
+
+def bash_interpreters() -> List[BashInterpreter]:
+    """The bashes the bash layer runs under: $SAGE_FLAGS_BASHES, or the bash on PATH (none: an empty list)."""
+    return list(_interpreters(os.environ.get(BASHES_VARIABLE, ""), shutil.which("bash")))
+
+
 def all_layers() -> List[Layer]:
     pure = {"SAGE_FLAGS_BACKEND": "python"}
     native = {"SAGE_FLAGS_BACKEND": "native"}
@@ -82,10 +141,10 @@ def all_layers() -> List[Layer]:
             Layer("module-native", module, native),
             Layer("compat-native", compat, native, SAGE_DIR),
         ]
-    scripts = {c: FLAG_PARSER_DIR / f"{c}.sh" for c in COMMANDS}
-    bash = {c: ["bash", str(script)] for c, script in scripts.items() if script.exists()}
-    if "parse" in bash:
-        layers.append(Layer("bash", bash))
+    # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
+    scripts = {c: str(FLAG_PARSER_DIR / f"{c}.sh") for c in COMMANDS}
+    for bash in bash_interpreters():
+        layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}))
     return layers
 
 
