@@ -40,8 +40,8 @@ apt_get_install() {
     if [[ $(id -u) != 0 ]]; then
         sudo=(sudo)
     fi
-    "${sudo[@]}" apt-get update -qq >&2
-    "${sudo[@]}" apt-get install -y -qq "$@" >&2
+    ${sudo[@]+"${sudo[@]}"} apt-get update -qq >&2
+    ${sudo[@]+"${sudo[@]}"} apt-get install -y -qq "$@" >&2
 }
 
 main "$@"
