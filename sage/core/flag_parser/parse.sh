@@ -34,7 +34,7 @@ LC_ALL=C
 unset GLOBIGNORE BASH_COMPAT
 set +o posix +e +x +v -u -f
 shopt -u nocasematch nocaseglob extglob
-if [[ :$BASHOPTS: == *:patsub_replacement:* ]]; then # bash 5.2: & in ${s//p/r}
+if [[ :${BASHOPTS-}: == *:patsub_replacement:* ]]; then # bash 5.2: & in ${s//p/r}
     shopt -u patsub_replacement
 fi
 
