@@ -55,8 +55,10 @@ SAGE_FLAGS_NEW_BLOCK_INDENT='  '
 SAGE_FLAGS_TEMP_MARKER=.sage-flags-tmp. # temp files: .<manifest name>.sage-flags-tmp.<pid>
 SAGE_FLAGS_MAX_SYMLINK_HOPS=40
 # One JSON string in canonical form (C17) at the start of a text: raw bytes but
-# '"', '\' and C0 controls; the short escapes; \u00xx only for the other controls.
-SAGE_FLAGS_STRING_RE=$'^"([^"\\\\\x01-\x1f]|\\\\["\\\\bfnrt]|\\\\u00(0[0-7bef]|1[0-9a-f]))*"'
+# '"' and '\'; the short escapes; \u00xx only for the other controls. Raw C0
+# controls are refused apart (sage_flags__take_string): bash 3.2 cannot compile
+# a regular expression holding the byte 0x01 (its internal quoting byte).
+SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
 
 SAGE_FLAGS_UNSAFE=
 SAGE_FLAGS_LINE_HAS_ERROR=0
@@ -98,6 +100,9 @@ sage_flags__take_string() {
         return 1
     fi
     SAGE_FLAGS_TOKEN=${BASH_REMATCH[0]}
+    if [[ $SAGE_FLAGS_TOKEN == *[$'\x01'-$'\x1f']* ]]; then
+        return 1
+    fi
     SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#SAGE_FLAGS_TOKEN}}
 }
 
