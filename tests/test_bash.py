@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 import pytest
 from process_trace import process_calls, traced
@@ -565,7 +565,7 @@ def test_batch_answers_each_record_before_reading_the_next(bash: BashInterpreter
 # --- the sourced function API ---------------------------------------------------------------------
 
 
-def _source(bash: BashInterpreter, script: str, *args: str) -> subprocess.CompletedProcess:
+def _source(bash: BashInterpreter, script: str, *args: Union[str, bytes]) -> subprocess.CompletedProcess:
     return subprocess.run(
         [bash.path, "-c", f'. "$1" || exit 9\nshift\n{script}', "sourcer", str(PARSE), *args],
         capture_output=True,
@@ -611,6 +611,32 @@ echo "keys=${SAGE_FLAGS_MODE_KEYS[*]} names=${SAGE_FLAGS_MODE_NAMES[*]} supporte
         f"keys={keys} names={names} supported=[{reference.SUPPORTED_FLAGS}]\n"
     )
     assert result.stderr == b""
+
+
+@pytest.mark.parametrize("ifs", ["-", "", "x", "*?[]!^-/"], ids=["dash", "empty", "letter", "pattern-bytes"])
+def test_function_api_whatever_the_callers_ifs(bash: BashInterpreter, ifs: str, tmp_path: Path) -> None:
+    """The sourced functions under any caller's IFS, on both paths. bash 3.2 reads an IFS byte in a
+    pattern as a literal, and joins "${a[@]/p/r}" and "${a[@]:i:n}" into one word unless IFS starts
+    with a space: each public function sets IFS as a local, and none of those forms is used on data."""
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"autonomous: true\n")
+    records = [
+        b"--quality-locked  Ship dark mode",
+        b"--no-autonomous\x0bgoal-x y",
+        b"--quality-locked\x0c\x0c--  --x",
+        b"--autonomous=1 x",
+        b'caf\xc3\xa9 "q"',
+        b"--quality-locked\r" * 300 + b"x-y",
+    ]
+    script = (
+        'IFS=$1\nshift\nSAGE_FLAGS__FAST_LIMIT=$1\nshift\nsage_flags_load_defaults "$1"\nshift\n'
+        'printf "defaults=%s\\n" "${#SAGE_FLAGS_DEFAULTS[@]}"\n'
+        'for a in "$@"; do sage_flags_parse "$a"; sage_flags_render_json; printf "%s\\n" "$SAGE_FLAGS_JSON"; done'
+    )
+    want = b"defaults=2\n" + b"".join(expected(r, {"autonomous": True}) for r in records)
+    for limit in (FAST_LIMIT, LARGE_ONLY):
+        result = _source(bash, script, ifs, str(limit), str(config), *records)
+        assert (result.stdout, result.stderr) == (want, b""), limit
 
 
 def test_vocabulary_is_generated_not_written_by_hand() -> None:

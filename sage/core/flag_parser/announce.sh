@@ -54,6 +54,7 @@ sage_flags__build_escapes
 # Sets SAGE_FLAGS_SAFE to STRING with every unsafe control escaped, chunk by
 # chunk so that the cost stays linear in the length (C21).
 sage_flags_terminal_safe() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local s=$1 out='' c n off=0 size i
     if [[ $s != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $s != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
         SAGE_FLAGS_SAFE=$s
@@ -82,6 +83,7 @@ sage_flags_terminal_safe() {
 }
 
 sage_flags_announce_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local workflow line j sep=' Modes: '
     if (($# == 0)); then
         printf '%s\n' 'announce.sh: a WORKFLOW name is required (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])' >&2

@@ -276,9 +276,9 @@ sage_flags__index_of() {
 # no flag.
 sage_flags__flags_and_goal() {
     local text=$1 goal tok codes_text region u k nw=0 j n lo size
-    local first_on first_off conflict conflict_mode stop offset tail dashes consumed
+    local first_on first_off conflict conflict_mode stop offset tail dashes consumed rest
     local IFS=$SAGE_FLAGS_WS sentinel='#' pattern
-    local -a words codes parts
+    local -a words codes
     n=${#SAGE_FLAGS_MODE_KEYS[@]}
     k=0
     if [[ $text == --* ]]; then
@@ -381,21 +381,23 @@ sage_flags__flags_and_goal() {
             goal=${text:${#consumed}}
         else
             # Find the last dash of the k-th word: the words hold every dash
-            # before it, and the text split at dashes gives its offset.
-            IFS=-
+            # before it (d of them), and the text split at dashes, its first
+            # d parts dropped, is the text after it. No array slice: bash
+            # 3.2 garbles slices of arrays that hold empty strings. The "."
+            # keeps a last empty part.
             consumed=${consumed% }
-            # shellcheck disable=SC2206 # as above
-            parts=($consumed)
-            dashes=${#parts[@]}
-            if [[ $consumed != *- ]]; then
-                dashes=$((dashes - 1))
-            fi
-            # shellcheck disable=SC2206 # as above
-            parts=($text)
-            consumed=${parts[*]+"${parts[*]:0:dashes}"}
+            IFS=- # bash32: ok ifs-pattern (no pattern until IFS is restored)
+            # shellcheck disable=SC2086 # splitting is the point; globbing is off (set -f)
+            set -- $consumed.
+            dashes=$(($# - 1))
+            # shellcheck disable=SC2086 # as above
+            set -- $text.
+            shift "$dashes"
+            rest="$*"
+            IFS=$SAGE_FLAGS_WS
             tok=${words[k - 1]}
             tail=${tok##*-}
-            offset=$((${#consumed} + 1 + ${#tail}))
+            offset=$((${#text} - ${#rest} + 1 + ${#tail}))
             goal=${text:offset}
         fi
         if [[ $goal == ["$SAGE_FLAGS_WS"]* ]]; then

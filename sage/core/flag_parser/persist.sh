@@ -109,6 +109,7 @@ sage_flags__take_string() {
 # P1: a parse line (C16) or a resume line (the same plus "notes"), byte for byte
 # in canonical form, valid UTF-8, one LF; values that agree with C15 and C18.
 sage_flags_read_contract_line() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0
     local -a sources
     sources=()
@@ -261,6 +262,7 @@ sage_flags__value_token() {
 # ---------------------------------------------------------------- frontmatter
 
 sage_flags_read_frontmatter() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local text=$1 index first
     SAGE_FLAGS_UNSAFE=
     SAGE_FLAGS_FM_BOM=
@@ -359,6 +361,7 @@ sage_flags__entries() {
 
 # R1: what the manifest records; anything unclear records nothing.
 sage_flags_recorded_values() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local j last
     SAGE_FLAGS_RECORDED=()
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
@@ -395,6 +398,7 @@ sage_flags__new_entries() {
 
 # P3-P5, P8: SAGE_FLAGS_NEW is the manifest TEXT with SAGE_FLAGS_VALUES recorded.
 sage_flags_updated_manifest() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local eol index j k content ending colon_end first_entry='' missing='' insert_at out=''
     sage_flags_read_frontmatter "$1" || return 1
     eol=$SAGE_FLAGS_FM_EOL
@@ -545,6 +549,7 @@ sage_flags__write_atomically() {
 
 # P3-P8: record SAGE_FLAGS_VALUES in the manifest at $1.
 sage_flags_persist() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local path=$1 target hops=0 text='' mode=''
     if [[ -z $path || $path == */ ]]; then
         SAGE_FLAGS_UNSAFE='the manifest path does not name a file'
@@ -592,6 +597,7 @@ sage_flags_persist() {
 }
 
 sage_flags_persist_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local line=''
     if (($# != 1)); then
         printf '%s\n' "persist.sh: persist takes exactly one MANIFEST path (usage: persist.sh MANIFEST < line)" >&2
