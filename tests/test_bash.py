@@ -37,7 +37,7 @@ BATCH = DIR / "batch.sh"
 LINT = ROOT / "tools" / "lint_bash32.py"
 CHUNK = 4096  # SAGE_FLAGS_CHUNK in parse.sh: boundaries are tested around its multiples
 WINDOW = 512  # SAGE_FLAGS_WINDOW
-FAST_LIMIT = 4096  # SAGE_FLAGS__FAST_LIMIT: longer ARGUMENTS go to parse_large.sh
+FAST_LIMIT = 1024  # SAGE_FLAGS__FAST_LIMIT: longer ARGUMENTS go to parse_large.sh
 
 
 def expected(arguments: bytes, defaults: Optional[Dict[str, bool]] = None) -> bytes:
@@ -245,9 +245,11 @@ def test_128_kib_inputs_parse_in_linear_time(bash: BashInterpreter, name: str) -
     assert elapsed < 10, f"{name}: {elapsed:.1f} s: a quadratic path is back"
 
 
-def test_ten_megabyte_config_is_read_in_linear_time(bash: BashInterpreter, tmp_path: Path) -> None:
+def test_large_config_is_read_in_linear_time(bash: BashInterpreter, tmp_path: Path) -> None:
+    """10 MiB; 1 MiB before bash 5.2, whose read builtin makes one read(2) per byte with -d '' (SPEC D24)."""
+    lines = 700_000 if bash.version >= (5, 2) else 70_000
     config = tmp_path / "config.yaml"
-    config.write_bytes(b"key: value \xff\r\n" * 700_000 + b"autonomous: true\r\n" + b"x" * 100)
+    config.write_bytes(b"key: value \xff\r\n" * lines + b"autonomous: true\r\n" + b"x" * 100)
     start = time.perf_counter()
     result = run(bash, PARSE, [b"go", b"--config-path", str(config).encode()])
     assert time.perf_counter() - start < 10
@@ -348,10 +350,10 @@ def test_each_utf8_case_alone_and_in_text(bash: BashInterpreter) -> None:
 
 
 def test_utf8_cases_across_every_chunk_boundary(bash: BashInterpreter) -> None:
-    """A sequence cut by the 4 KiB chunking must be judged as a whole, valid or not."""
+    """A sequence at a 4 KiB chunk edge (JSON escaping and WS runs work in chunks) is judged as a whole."""
     records = []
     for case in [*UTF8_CASES, b"\xc3\xa9", b"\xe2\x98\x95", b"\xf0\x9f\x9a\x80"]:
-        for boundary in (CHUNK, 2 * CHUNK):
+        for boundary in (CHUNK,):
             for shift in range(-5, 2):
                 pad = boundary + shift
                 records.append(b"a" * pad + case + b"z")

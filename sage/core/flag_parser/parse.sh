@@ -50,11 +50,17 @@ SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
 SAGE_FLAGS_CHUNK=4096
+# The longest string one ${s//p/r} may work on: bash < 5 spends O(length) per
+# match (and per expansion of a long string), so long text goes through it in
+# pieces there, each cut from a chunk (never from the whole text).
+SAGE_FLAGS__PIECE=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
 SAGE_FLAGS_E4='Arguments are not valid UTF-8.'
-# Longest ARGUMENTS or config (bytes) for this file's path. Never read from the
-# environment (C20); test-only: tests that source this file set -1 (all input
-# through parse_large.sh: same bytes, the other path).
-SAGE_FLAGS__FAST_LIMIT=$SAGE_FLAGS_CHUNK
+# Longest ARGUMENTS or config (bytes) for this file's path, whose pattern
+# operations cost O(length) per byte on a long token or WS run (bash 4.4:
+# ~1 s at 4 KiB). Never read from the environment (C20); test-only: tests that
+# source this file set -1 (all input through parse_large.sh: same bytes, the
+# other path).
+SAGE_FLAGS__FAST_LIMIT=1024
 # Absolute: the sourcing script may cd, and `. name` would search PATH.
 sage_flags__locate() {
     local IFS=$' \t\n' # see "IFS" above: case patterns too
