@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from sage_flags.announce import TERMINAL_ESCAPES, is_workflow_name, render, term
 from sage_flags.reference import parse
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, Layer, available_layers
+from parity.layers import PYTHON, ROOT, BashInterpreter, Layer, available_layers
 
 ANNOUNCE_VECTORS = vectors.load_all("announce")
 LAYERS = available_layers("announce")
@@ -204,6 +205,31 @@ def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
         )
         unknown = subprocess.run([*command, "build", "--x"], capture_output=True, env=env).stdout
         assert unknown.endswith(b"Supported flags: --quality-locked, --autonomous, --dry-run.\n"), name
+
+
+MAX_ITEM = 131071  # the largest argv item Linux passes, without its NUL
+_UNSAFE_BYTES = bytes(c for c in range(1, 32) if c not in (9, 10)) + b"\x7f" + "\u0080\u009b\u009f".encode()
+LARGE_GOALS = {
+    "unsafe-controls": _UNSAFE_BYTES * (MAX_ITEM // len(_UNSAFE_BYTES)),
+    "ansi-escapes": b"\x1b[1mbold\x1b[0m " * (MAX_ITEM // 14),
+    "c1-after-two-byte-chars": "\u00e9\u0085".encode() * (MAX_ITEM // 4),
+    "c1-at-odd-offsets": ("x\u0085" * (MAX_ITEM // 3)).encode(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE_GOALS))
+def test_128_kib_goals_announce_in_linear_time(bash: BashInterpreter, name: str) -> None:
+    """C21 for announce.sh: linear on every bash (the escapes go in pieces, never cut inside a C1 control).
+    A generous bound only: bash 3.2 spends ~6 s on the worst of these here; quadratic was ~100 s."""
+    goal = LARGE_GOALS[name]
+    assert len(goal) <= MAX_ITEM
+    script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
+    start = time.perf_counter()
+    result = subprocess.run([bash.path, str(script), "build", goal], capture_output=True, timeout=120)
+    elapsed = time.perf_counter() - start
+    text, status = render("build", parse(goal.decode("utf-8")))
+    assert (result.stdout, result.returncode, result.stderr) == (text.encode("utf-8"), status, b"")
+    assert elapsed < 30, f"{name}: {elapsed:.1f} s: a quadratic path is back"
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
