@@ -20,7 +20,7 @@ from sage_flags.announce import TERMINAL_ESCAPES, is_workflow_name, render, term
 from sage_flags.reference import parse
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, BashInterpreter, Layer, available_layers
+from parity.layers import PYTHON, ROOT, BashInterpreter, Layer, available_layers, bash_interpreters
 
 ANNOUNCE_VECTORS = vectors.load_all("announce")
 LAYERS = available_layers("announce")
@@ -57,8 +57,7 @@ def test_vector_output_is_terminal_safe() -> None:
 def test_every_layer_is_there() -> None:
     names = {layer.name for layer in LAYERS}
     assert {"cli-pure", "module-pure"} <= names
-    if (ROOT / "sage" / "core" / "flag_parser" / "announce.sh").exists():
-        assert "bash" in names
+    assert {bash.name for bash in bash_interpreters()} <= names
 
 
 def test_escape_table_is_exactly_the_unsafe_set() -> None:
@@ -192,10 +191,8 @@ def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_bytes(b"dry_run: true\n")
     commands = {"python": [PYTHON, "-m", "sage_flags", "announce"]}
-    if (tmp_path / "sage/core/flag_parser/announce.sh").exists() and (
-        tmp_path / "sage/core/flag_parser/parse.sh"
-    ).exists():
-        commands["bash"] = ["bash", str(tmp_path / "sage/core/flag_parser/announce.sh")]
+    for bash in bash_interpreters():
+        commands[bash.name] = [bash.path, str(tmp_path / "sage/core/flag_parser/announce.sh")]
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "python"), SAGE_FLAGS_BACKEND="python")
     for name, command in commands.items():
         args = ["build", "--autonomous go", "--config-path", str(config)]
@@ -233,13 +230,11 @@ def test_128_kib_goals_announce_in_linear_time(bash: BashInterpreter, name: str)
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
-def test_announce_sh_does_not_fork(tmp_path: Path) -> None:
+def test_announce_sh_does_not_fork(bash: BashInterpreter, tmp_path: Path) -> None:
     """bash rules of parse.sh: no fork, no external command (one execve: bash itself)."""
     script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
-    if not script.exists() or not (script.parent / "parse.sh").exists():
-        pytest.skip("no bash layer")
     config = tmp_path / "c.yaml"
     config.write_bytes(b"autonomous: true\n")
     args = ["build", "--quality-locked \x1b[1m goal \u009b", "--config-path", str(config)]
-    calls = process_calls(["bash", str(script), *args], tmp_path)
+    calls = process_calls([bash.path, str(script), *args], tmp_path)
     assert len(calls) == 1 and "execve(" in calls[0], calls
