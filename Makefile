@@ -57,8 +57,8 @@ lint-python: $(VENV)/.tools
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test-python: setup  ## unit tests and every vector through every layer's CLI
-	$(BIN)/pytest -n 2 --ignore=parity/test_parity.py
+test-python: setup old-bash  ## unit tests and every vector through every layer's CLI (every bash: mk/bash.mk)
+	$(WITH_BASHES) $(BIN)/pytest -n 2 --ignore=parity/test_parity.py
 
 test: check-generated lint $(TEST_TARGETS) test-python  ## everything CI checks
 

@@ -6,12 +6,12 @@ LINT_TARGETS += lint-workflows
 FUZZ_MINUTES ?=
 FUZZ_EXAMPLES ?=
 
-parity: setup  ## differential fuzzer, fixed seeds: a few thousand examples through every layer (< 3 min)
-	$(BIN)/pytest -s parity/test_parity.py
+parity: setup old-bash  ## differential fuzzer, fixed seeds: a few thousand examples through every layer (< 3 min)
+	$(WITH_BASHES) $(BIN)/pytest -s parity/test_parity.py
 
 # Neither budget given: one minute. Both: whichever is reached first.
-fuzz: setup  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/
-	$(PY) -m parity.fuzz $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES)) $(if $(FUZZ_EXAMPLES),--examples $(FUZZ_EXAMPLES))
+fuzz: setup old-bash  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/
+	$(WITH_BASHES) $(PY) -m parity.fuzz $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES)) $(if $(FUZZ_EXAMPLES),--examples $(FUZZ_EXAMPLES))
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools
