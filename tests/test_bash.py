@@ -669,6 +669,11 @@ LINT_SAMPLES = {
     "epochrealtime": "now=$EPOCHREALTIME",
     "wait-n": "wait -n",
     "empty-array": 'for x in "${items[@]}"; do :; done',
+    # found by running the suite under bash 3.2.48 (issue 11)
+    "newer-variable": "if [[ :$BASHOPTS: == *:extglob:* ]]; then :; fi",
+    "array-op": 'tail=("${parts[@]:1}")',
+    "ifs-pattern": "IFS=-",
+    "quoting-byte": "re=$'^[^\\x01-\\x1f]*$'\n[[ $line =~ $re ]]",
 }
 
 
@@ -693,6 +698,13 @@ def test_lint_accepts_the_bash_32_forms(tmp_path: Path) -> None:
             'f "$@"',
             "n=${#items[@]}",
             "case $x in a) echo ;; esac",
+            "if [[ :${BASHOPTS-}: == *:x:* || -n ${BASHPID:-} ]]; then :; fi",
+            'n=${#parts[@]} keys=(${parts[@]+"${!parts[@]}"})',
+            "IFS=$' \\t\\n'",
+            "local IFS=''",
+            're=\'^"([^"\\\\]|\\\\.)*"\'\n[[ $line =~ $re ]]',
+            "IFS=$'\\x02' controls=$'\\x01\\x7f'",
+            "IFS=- # bash32: ok ifs-pattern (no pattern until IFS is restored)",
         ]
     )
     result = _lint(tmp_path, text)

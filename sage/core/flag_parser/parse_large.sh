@@ -280,24 +280,27 @@ sage_flags__flags_and_goal() {
         # The flag region is usually short and the other words need no look:
         # windows of words are coded until one holds a non-flag word or `--`;
         # each window is 4 times the last, so the work stays linear.
+        # array-op: bash 3.2 joins "${a[@]...}" with spaces and splits it
+        # again by IFS: right here, where IFS starts with a space and no word
+        # holds a WS byte (nor is empty).
         codes_text=
         lo=0
         size=$SAGE_FLAGS_WINDOW
         while ((lo < nw)); do
             if ((lo == 0 && size >= nw)); then
-                codes=(${words[@]+"${words[@]/#/$sentinel}"})
+                codes=(${words[@]+"${words[@]/#/$sentinel}"}) # bash32: ok array-op (see above)
             else
-                codes=(${words[@]+"${words[@]:lo:size}"})
-                codes=(${codes[@]+"${codes[@]/#/$sentinel}"})
+                codes=(${words[@]+"${words[@]:lo:size}"}) # bash32: ok array-op (see above)
+                codes=(${codes[@]+"${codes[@]/#/$sentinel}"}) # bash32: ok array-op (see above)
             fi
             for ((j = 0; j < n; j++)); do
                 pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}"
-                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"})
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"}) # bash32: ok array-op (see above)
                 pattern="$sentinel--no-${SAGE_FLAGS_MODE_NAMES[j]}"
-                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_NEGATIVE_CODES:j:1}}"})
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_NEGATIVE_CODES:j:1}}"}) # bash32: ok array-op (see above)
             done
             pattern="$sentinel--"
-            codes=(${codes[@]+"${codes[@]/%$pattern/1}"})
+            codes=(${codes[@]+"${codes[@]/%$pattern/1}"}) # bash32: ok array-op (see above)
             IFS=
             codes_text+=${codes[*]+"${codes[*]}"}
             IFS=$SAGE_FLAGS_WS
@@ -361,7 +364,7 @@ sage_flags__flags_and_goal() {
         goal=
     else
         IFS=' '
-        consumed="${words[*]+"${words[*]:0:k}"} "
+        consumed="${words[*]+"${words[*]:0:k}"} " # bash32: ok array-op (no word is empty)
         if [[ $text == "$consumed"* ]]; then
             # Every gap so far was one space: the common case.
             goal=${text:${#consumed}}
