@@ -5,6 +5,6 @@
 STRESS_ROUNDS ?= 25
 CRASH_RUNS ?= 300
 
-manifest-stress: setup  ## concurrency (STRESS_ROUNDS x 20 writers) and kill -9 (CRASH_RUNS) tests of persist, with counts
-	SAGE_FLAGS_CONCURRENCY_ROUNDS=$(STRESS_ROUNDS) SAGE_FLAGS_CRASH_RUNS=$(CRASH_RUNS) \
+manifest-stress: setup old-bash  ## concurrency (STRESS_ROUNDS x 20 writers) and kill -9 (CRASH_RUNS) tests of persist, with counts
+	$(WITH_BASHES) SAGE_FLAGS_CONCURRENCY_ROUNDS=$(STRESS_ROUNDS) SAGE_FLAGS_CRASH_RUNS=$(CRASH_RUNS) \
 	  $(BIN)/pytest -p no:xdist -s tests/test_manifest_crash.py tests/test_manifest.py -k 'kill_9 or concurrent'

@@ -9,15 +9,15 @@ FUZZ_EXAMPLES ?=
 # Both vocabularies: this checkout's, then Sage 1.3's build (tests/test_vocabulary_sage_1_3.py builds the same
 # copy; the fuzzer's reference and layers are the copy's: PYTHONPATH and SAGE_FLAGS_PROJECT name it).
 SAGE_1_3 := build/sage-1.3
-parity: setup  ## differential fuzzer, fixed seeds: a few thousand examples through every layer, both vocabularies
-	$(BIN)/pytest -s parity/test_parity.py
+parity: setup old-bash  ## differential fuzzer, fixed seeds: every layer and bash, both vocabularies
+	$(WITH_BASHES) $(BIN)/pytest -s parity/test_parity.py
 	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug
-	SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
+	$(WITH_BASHES) SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
 	  $(BIN)/pytest -s parity/test_parity.py
 
 # Neither budget given: one minute. Both: whichever is reached first.
-fuzz: setup  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/
-	$(PY) -m parity.fuzz $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES)) $(if $(FUZZ_EXAMPLES),--examples $(FUZZ_EXAMPLES))
+fuzz: setup old-bash  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/
+	$(WITH_BASHES) $(PY) -m parity.fuzz $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES)) $(if $(FUZZ_EXAMPLES),--examples $(FUZZ_EXAMPLES))
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools

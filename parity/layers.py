@@ -1,25 +1,33 @@
 """Every layer, as a workflow calls it: the real command line of each entry.
 
 A layer maps a subcommand ("parse", "batch", ...) to the argv prefix that runs
-it. Tests and the fuzzer iterate over ``available_layers()``; a layer whose
-code is not in the checkout yet is left out, never faked.
+it. Tests and the fuzzer iterate over ``available_layers()``; the native layers
+are left out when the native core is not built, never faked.
 
 The project whose layers run is this checkout, or a copy of it built for another
 vocabulary (tools/build_vocabulary.py): ``project_layers(copy)``, or, for the
 whole harness (``make parity`` runs the fuzzer on Sage 1.3's build so), the
 environment variable SAGE_FLAGS_PROJECT naming the copy with PYTHONPATH naming
 its python/ directory, so that the in-process reference is the copy's too.
+
+The bash port is one layer per bash interpreter (``bash_interpreters()``): the
+environment variable SAGE_FLAGS_BASHES lists interpreter paths, colon-separated
+(the Makefile sets the old bashes it built and the system bash); unset or empty,
+the system bash alone. The system bash's layer is "bash", the others
+"bash-MAJOR.MINOR" (e.g. "bash-3.2").
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = Path(os.environ.get("SAGE_FLAGS_PROJECT") or ROOT).resolve()
@@ -64,10 +72,6 @@ class Layer:
         )
 
 
-# Windows looks in System32 before PATH, where bash.exe is WSL's: Git Bash's is named by its full path there.
-BASH = (shutil.which("bash") or "bash") if os.name == "nt" else "bash"
-
-
 def _native_available(env: Dict[str, str]) -> bool:
     probe = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True, env={**os.environ, **env})
     return probe.returncode == 0
@@ -83,6 +87,56 @@ NATIVE_EXE_COMMANDS = ("parse", "batch", "announce")
 # The Python layers' argv words per command: the bash port's commands, `config` (vectors give `explain ...`
 # as their argv) and `config explain` (as "explain").
 PYTHON_COMMANDS = {**{c: [c] for c in COMMANDS}, "config": ["config"], "explain": ["config", "explain"]}
+
+
+BASHES_VARIABLE = "SAGE_FLAGS_BASHES"
+SYSTEM_BASH = "bash"  # the layer name of the bash found on PATH
+
+
+class BashInterpreter(NamedTuple):
+    name: str  # "bash" (the one on PATH) or "bash-MAJOR.MINOR"
+    path: str  # absolute
+    version: Tuple[int, int]  # (major, minor), from BASH_VERSINFO
+
+
+def _bash_version(path: str) -> Tuple[int, int]:
+    probe = subprocess.run(
+        [path, "-c", 'printf "%s.%s" "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}"'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    if probe.returncode != 0 or not re.fullmatch(r"\d+\.\d+", probe.stdout):
+        raise RuntimeError(f"{BASHES_VARIABLE}: {path} does not run as bash: {probe.stderr.strip()!r}")
+    major, minor = probe.stdout.split(".")
+    return int(major), int(minor)
+
+
+@functools.lru_cache(maxsize=None)
+def _interpreters(listed: str, system: Optional[str]) -> List[BashInterpreter]:
+    paths = [p for p in listed.split(":") if p] if listed else [system] if system else []
+    system_file = os.path.realpath(system) if system else None
+    found: List[BashInterpreter] = []
+    seen = set()
+    for path in paths:
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            # A wrong list must not quietly test fewer bashes.
+            raise RuntimeError(f"{BASHES_VARIABLE} lists {path!r}, which is not an executable file")
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        version = _bash_version(path)
+        name = SYSTEM_BASH if real == system_file else "bash-%d.%d" % version
+        if name in {b.name for b in found}:
+            name += "-" + str(len(found) + 1)  # two builds of one version: both run, told apart
+        found.append(BashInterpreter(name, os.path.abspath(path), version))
+    return found
+
+
+def bash_interpreters() -> List[BashInterpreter]:
+    """The bashes the bash layer runs under: $SAGE_FLAGS_BASHES, or the bash on PATH (none: an empty list)."""
+    return list(_interpreters(os.environ.get(BASHES_VARIABLE, ""), shutil.which("bash")))
 
 
 def package_layers(suffix: str, python: str, console_script: str, env: Dict[str, str]) -> List[Layer]:
@@ -113,10 +167,10 @@ def project_layers(root: Path) -> List[Layer]:
     if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
         exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
         layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}))
-    scripts = {c: root / "sage" / "core" / "flag_parser" / f"{c}.sh" for c in COMMANDS}
-    bash = {c: [BASH, bash_path(script)] for c, script in scripts.items() if script.exists()}
-    if "parse" in bash:
-        layers.append(Layer("bash", bash))
+    # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
+    scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in COMMANDS}
+    for bash in bash_interpreters():
+        layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}))
     return layers
 
 

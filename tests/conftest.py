@@ -1,4 +1,9 @@
-"""Shared by the tests: the wheels of `make dist`, and the Python matrix's summary (tests/test_matrix.py)."""
+"""Shared by the tests: the wheels of `make dist`, the Python matrix's summary (tests/test_matrix.py), and
+
+``bash``: one bash interpreter per parameter (parity.layers.bash_interpreters(): $SAGE_FLAGS_BASHES, or the
+bash on PATH), named in the test id (``test_x[bash-3.2]``). A test of the bash layer takes it and runs
+``bash.path``, so that it runs under every bash the suite was given.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
+
+from parity.layers import BashInterpreter, bash_interpreters
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = "tests/test_matrix.py"
@@ -52,3 +59,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(line)
     for reason in sorted(missing):
         terminalreporter.write_line("skipped: " + reason)
+
+
+@pytest.fixture(params=bash_interpreters(), ids=lambda interpreter: interpreter.name)
+def bash(request: pytest.FixtureRequest) -> BashInterpreter:
+    return request.param

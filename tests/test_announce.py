@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from sage_flags.announce import TERMINAL_ESCAPES, is_workflow_name, render, term
 from sage_flags.reference import parse
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, Layer, available_layers
+from parity.layers import PYTHON, ROOT, BashInterpreter, Layer, available_layers, bash_interpreters
 from parity.test_vectors import skip_what_this_system_lacks
 
 ANNOUNCE_VECTORS = vectors.load_all("announce")
@@ -58,8 +59,7 @@ def test_vector_output_is_terminal_safe() -> None:
 def test_every_layer_is_there() -> None:
     names = {layer.name for layer in LAYERS}
     assert {"cli-pure", "module-pure"} <= names
-    if (ROOT / "sage" / "core" / "flag_parser" / "announce.sh").exists():
-        assert "bash" in names
+    assert {bash.name for bash in bash_interpreters()} <= names
 
 
 def test_escape_table_is_exactly_the_unsafe_set() -> None:
@@ -193,10 +193,8 @@ def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_bytes(b"dry_run: true\n")
     commands = {"python": [PYTHON, "-m", "sage_flags", "announce"]}
-    if (tmp_path / "sage/core/flag_parser/announce.sh").exists() and (
-        tmp_path / "sage/core/flag_parser/parse.sh"
-    ).exists():
-        commands["bash"] = ["bash", str(tmp_path / "sage/core/flag_parser/announce.sh")]
+    for bash in bash_interpreters():
+        commands[bash.name] = [bash.path, str(tmp_path / "sage/core/flag_parser/announce.sh")]
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "python"), SAGE_FLAGS_BACKEND="python")
     for name, command in commands.items():
         args = ["build", "--autonomous go", "--config-path", str(config)]
@@ -208,14 +206,37 @@ def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
         assert unknown.endswith(b"Supported flags: --quality-locked, --autonomous, --dry-run.\n"), name
 
 
+MAX_ITEM = 131071  # the largest argv item Linux passes, without its NUL
+_UNSAFE_BYTES = bytes(c for c in range(1, 32) if c not in (9, 10)) + b"\x7f" + "\u0080\u009b\u009f".encode()
+LARGE_GOALS = {
+    "unsafe-controls": _UNSAFE_BYTES * (MAX_ITEM // len(_UNSAFE_BYTES)),
+    "ansi-escapes": b"\x1b[1mbold\x1b[0m " * (MAX_ITEM // 14),
+    "c1-after-two-byte-chars": "\u00e9\u0085".encode() * (MAX_ITEM // 4),
+    "c1-at-odd-offsets": ("x\u0085" * (MAX_ITEM // 3)).encode(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE_GOALS))
+def test_128_kib_goals_announce_in_linear_time(bash: BashInterpreter, name: str) -> None:
+    """C21 for announce.sh: linear on every bash (the escapes go in pieces, never cut inside a C1 control).
+    A generous bound only: bash 3.2 spends ~6 s on the worst of these here; quadratic was ~100 s."""
+    goal = LARGE_GOALS[name]
+    assert len(goal) <= MAX_ITEM
+    script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
+    start = time.perf_counter()
+    result = subprocess.run([bash.path, str(script), "build", goal], capture_output=True, timeout=120)
+    elapsed = time.perf_counter() - start
+    text, status = render("build", parse(goal.decode("utf-8")))
+    assert (result.stdout, result.returncode, result.stderr) == (text.encode("utf-8"), status, b"")
+    assert elapsed < 30, f"{name}: {elapsed:.1f} s: a quadratic path is back"
+
+
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
-def test_announce_sh_does_not_fork(tmp_path: Path) -> None:
+def test_announce_sh_does_not_fork(bash: BashInterpreter, tmp_path: Path) -> None:
     """bash rules of parse.sh: no fork, no external command (one execve: bash itself)."""
     script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
-    if not script.exists() or not (script.parent / "parse.sh").exists():
-        pytest.skip("no bash layer")
     config = tmp_path / "c.yaml"
     config.write_bytes(b"autonomous: true\n")
     args = ["build", "--quality-locked \x1b[1m goal \u009b", "--config-path", str(config)]
-    calls = process_calls(["bash", str(script), *args], tmp_path)
+    calls = process_calls([bash.path, str(script), *args], tmp_path)
     assert len(calls) == 1 and "execve(" in calls[0], calls

@@ -40,7 +40,7 @@ from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
 from parity import vectors
-from parity.layers import FLAG_PARSER_DIR, Layer, available_layers
+from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
 from parity.test_vectors import skip_what_this_system_lacks
 
 MODE_KEYS = [key for key, _ in MODES]
@@ -318,7 +318,6 @@ def test_concurrent_persists_leave_one_complete_version(
 
 BASH_PERSIST = FLAG_PARSER_DIR / "persist.sh"
 BASH_RESUME = FLAG_PARSER_DIR / "resume.sh"
-needs_bash = pytest.mark.skipif(not BASH_RESUME.exists(), reason="the bash layer of persist/resume is not here")
 
 
 def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> List[str]:
@@ -332,41 +331,62 @@ def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> Lis
     return programs
 
 
-@needs_bash
-def test_resume_sh_runs_nothing_but_bash(tmp_path: Path) -> None:
+def test_resume_sh_runs_nothing_but_bash(bash: BashInterpreter, tmp_path: Path) -> None:
     path = tmp_path / "manifest.md"
     path.write_bytes(b"\xef\xbb\xbf---\r\nflags:\r\n  quality_locked: true  # kept\r\n---\r\nbody\r\n")
-    programs = executed_programs(["bash", str(BASH_RESUME), str(path), "--no-quality-locked", "go"], tmp_path)
+    programs = executed_programs([bash.path, str(BASH_RESUME), str(path), "--no-quality-locked", "go"], tmp_path)
     assert programs == ["bash"]
 
 
-@needs_bash
-def test_persist_sh_forks_only_for_the_file_operations(tmp_path: Path) -> None:
+def test_persist_sh_forks_only_for_the_file_operations(bash: BashInterpreter, tmp_path: Path) -> None:
     """ls (the old permission bits), sync (fsync of the temp file), mv (the rename); nothing on the line."""
     path = tmp_path / "manifest.md"
     path.write_bytes(b"---\nflags:\n  autonomous: true\n---\n")
     line = parse_line(["--quality-locked", "go"])
-    programs = executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, line)
+    programs = executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, line)
     assert programs == ["bash", "ls", "sync", "mv"]
     assert path.read_bytes() == b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\n"
     path.unlink()
-    assert executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, line) == ["bash", "sync", "mv"]
-    bad = executed_programs(["bash", str(BASH_PERSIST), str(path)], tmp_path, b"not a line\n")
+    assert executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, line) == ["bash", "sync", "mv"]
+    bad = executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, b"not a line\n")
     assert bad == ["bash"]
 
 
-@needs_bash
-def test_persist_sh_ignores_exported_functions(tmp_path: Path) -> None:
-    """C20: a function exported in the environment cannot replace mv, rm, ls or kill."""
+def test_persist_sh_ignores_exported_functions(bash: BashInterpreter, tmp_path: Path) -> None:
+    """C20: a function exported in the environment cannot replace mv, rm, ls or kill: neither in today's
+    form (BASH_FUNC_mv%%) nor in the form bash 3.2.48 and other bashes without the 2014 fixes import
+    (a variable mv whose value starts with "() {")."""
     path = tmp_path / "manifest.md"
     path.write_bytes(b"body\n")
     (tmp_path / f".manifest.md.sage-flags-tmp.{2**22 + 12345}").write_bytes(b"stale")
     env = {**os.environ}
     for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "readlink"):
         env[f"BASH_FUNC_{name}%%"] = "() { echo hijacked >&2; return 0; }"
+        env[name] = "() { echo hijacked >&2; return 0; }"
     result = subprocess.run(
-        ["bash", str(BASH_PERSIST), str(path)], input=parse_line(["--autonomous"]), capture_output=True, env=env
+        [bash.path, str(BASH_PERSIST), str(path)], input=parse_line(["--autonomous"]), capture_output=True, env=env
     )
     assert (result.returncode, result.stderr) == (0, b"")
     assert path.read_bytes() == b"---\nflags:\n  quality_locked: false\n  autonomous: true\n---\nbody\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.md"]
+
+
+@pytest.mark.parametrize("ifs", ["-", "", "*?[]!^-/:"], ids=["dash", "empty", "pattern-bytes"])
+def test_persist_functions_whatever_the_callers_ifs(bash: BashInterpreter, ifs: str, tmp_path: Path) -> None:
+    """persist.sh's sourced API under a caller's IFS gives what persist.sh itself writes (bash 3.2 reads an
+    IFS byte in a pattern as a literal: each public function sets IFS as a local)."""
+    before = b"---\r\ntitle: x\r\nflags:  # modes\r\n  autonomous: true  # kept\r\n---\r\nbody\r\n"
+    line = parse_line(["--quality-locked", "go - [x]*"])
+    path = tmp_path / "manifest.md"
+    path.write_bytes(before)
+    assert subprocess.run([bash.path, str(BASH_PERSIST), str(path)], input=line, capture_output=True).returncode == 0
+    script = (
+        '. "$1" || exit 9\nIFS=$2\nsage_flags_read_contract_line "$3" || exit 8\n'
+        'sage_flags_updated_manifest "$4" || exit 7\nprintf %s "$SAGE_FLAGS_NEW"\n'
+        'sage_flags_recorded_values "$SAGE_FLAGS_NEW"\nprintf "\\n%s" "${SAGE_FLAGS_RECORDED[@]}"'
+    )
+    result = subprocess.run(
+        [bash.path, "-c", script, "sourcer", str(BASH_PERSIST), ifs, line, before], capture_output=True, timeout=30
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == path.read_bytes() + b"\ntrue\nfalse"

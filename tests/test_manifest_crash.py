@@ -7,7 +7,9 @@ version. Temp files of killed writers may stay behind (their names end with the
 dead writer's pid); the next persist removes them.
 
 SAGE_FLAGS_CRASH_RUNS sets the runs per layer (default 60; the counts in the
-issue's closing note come from a larger run). The test prints its counts.
+issue's closing note come from a larger run); a bash other than the one on PATH
+(bash 3.2, 4.4: their read builtin makes one read(2) per byte, so each persist
+of this manifest takes seconds) gets a tenth of them. The test prints its counts.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from parity.layers import Layer, available_layers
+from parity.layers import SYSTEM_BASH, Layer, available_layers, bash_interpreters
 
 RUNS = int(os.environ.get("SAGE_FLAGS_CRASH_RUNS", "60"))
+OTHER_BASHES = {bash.name for bash in bash_interpreters()} - {SYSTEM_BASH}
 TEMP_MARKER = ".sage-flags-tmp."
 OLD = (
     b"---\r\ntitle: crash test\r\nflags:\r\n  quality_locked: false  # resolved value\r\n  autonomous: true\r\n---\r\n"
@@ -83,10 +86,11 @@ def test_kill_9_leaves_old_or_new(layer: Layer, tmp_path: Path, capsys: pytest.C
     new = manifest.read_bytes()
     assert new != OLD and new.endswith(OLD[OLD.index(b"body line") :])
 
+    runs = max(1, RUNS // 10) if layer.name in OTHER_BASHES else RUNS
     rng = random.Random(8)
     counts = {"old": 0, "new": 0, "failures": 0}
     leftovers = set()
-    for _ in range(RUNS):
+    for _ in range(runs):
         manifest.write_bytes(OLD)
         proc = start(layer, manifest, line_file)
         time.sleep(rng.uniform(0, duration * 1.2))
@@ -105,9 +109,9 @@ def test_kill_9_leaves_old_or_new(layer: Layer, tmp_path: Path, capsys: pytest.C
         assert not manifest.is_symlink() and stat.S_IMODE(manifest.stat().st_mode) == 0o640
         leftovers.update(p.name for p in temp_files(work))
     with capsys.disabled():
-        print(f"\n{layer.name}: {RUNS} kill -9 runs: {counts}, temp files left by killed writers: {len(leftovers)}")
+        print(f"\n{layer.name}: {runs} kill -9 runs: {counts}, temp files left by killed writers: {len(leftovers)}")
     assert counts["failures"] == 0, counts
-    assert counts["old"] + counts["new"] == RUNS
+    assert counts["old"] + counts["new"] == runs
 
     # The next persist removes the temp files of writers that are gone.
     manifest.write_bytes(OLD)

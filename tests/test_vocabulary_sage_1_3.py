@@ -17,7 +17,7 @@ from typing import Dict, List
 import pytest
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, Layer, project_layers
+from parity.layers import PYTHON, ROOT, BashInterpreter, Layer, bash_interpreters, project_layers
 
 VOCAB = ROOT / "spec" / "sage-1.3.toml"
 BUILD = ROOT / "build" / "sage-1.3"
@@ -31,7 +31,8 @@ OFFERS = {
     "module-native": ("parse", "batch", "announce", "persist", "resume", "config"),
     "compat-native": ("parse", "announce"),
     "exe": ("parse", "batch", "announce"),
-    "bash": ("parse", "batch", "announce", "persist", "resume"),
+    # one bash layer per interpreter (parity.layers.bash_interpreters)
+    **{bash.name: ("parse", "batch", "announce", "persist", "resume") for bash in bash_interpreters()},
 }
 CASES = [(name, vector) for vector in VECTORS for name, commands in OFFERS.items() if vector.command in commands]
 
@@ -54,14 +55,16 @@ BASH_CASES = [v for v in VECTORS if v.command in ("parse", "batch")]
 
 
 @pytest.mark.parametrize("vector", BASH_CASES, ids=lambda v: v.name)
-def test_vector_through_parse_large_only(layers: Dict[str, Layer], vector: vectors.Vector, tmp_path: Path) -> None:
+def test_vector_through_parse_large_only(
+    layers: Dict[str, Layer], bash: BashInterpreter, vector: vectors.Vector, tmp_path: Path
+) -> None:
     """parse_large.sh alone (SAGE_FLAGS__FAST_LIMIT=-1, as tests/test_bash.py does): the same bytes."""
     script = BUILD / "sage" / "core" / "flag_parser" / f"{vector.command}.sh"
     main = "sage_flags_main" if vector.command == "parse" else "sage_flags_batch_main"
     code = f'. "$1" || exit 9\nshift\nSAGE_FLAGS__FAST_LIMIT=-1\n{main} "$@"'
-    argv = ["bash", "-c", code, "limit", str(script), *vector.materialise(tmp_path)]
+    argv = [bash.path, "-c", code, "limit", str(script), *vector.materialise(tmp_path)]
     result = subprocess.run(argv, input=vector.stdin, capture_output=True, env={**os.environ, **vector.env}, timeout=60)
-    vectors.assert_matches(vector, result, f"parse_large.sh {vector.name}")
+    vectors.assert_matches(vector, result, f"parse_large.sh {bash.name} {vector.name}")
 
 
 def test_the_vectors_cover_every_subcommand_and_rule() -> None:
@@ -110,7 +113,7 @@ MAX_ITEM = 131071  # the largest argv item Linux passes (C21)
 LARGE = ("--parallel=7 --subagents " + "--parallel=3 --parallel " * 4999)[: MAX_ITEM - 10].rsplit(" ", 1)[0] + " go"
 
 
-@pytest.mark.parametrize("layer_name", ["cli-pure", "cli-native", "bash"])
+@pytest.mark.parametrize("layer_name", ["cli-pure", "cli-native", "exe", *(b.name for b in bash_interpreters())])
 def test_128_kib_of_value_flags_in_linear_time(layers: Dict[str, Layer], layer_name: str) -> None:
     """C21 for a vocabulary with a value; a generous bound that only a quadratic path misses (make bench times)."""
     import json

@@ -422,10 +422,10 @@ class Bench:
         return path
 
     def bare_for(self, layer: Layer) -> Command:
-        """The bare runtime a layer cannot start without: bash, or the same Python interpreter."""
+        """The bare runtime a layer cannot start without: its own bash, or the same Python interpreter."""
         program = layer.commands["parse"][0]
         if Path(program).name == "bash":
-            return Command("bash -c :", [BASH, "-c", ":"], cwd=layer.cwd)
+            return Command("bash -c :", [program, "-c", ":"], cwd=layer.cwd)
         if program == str(NATIVE_EXE):  # a process that starts and exits: the floor for a native program
             return Command("/bin/true", ["/bin/true"], cwd=layer.cwd)
         return Command("python -c pass", [PYTHON, "-c", "pass"], cwd=layer.cwd)

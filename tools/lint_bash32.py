@@ -6,6 +6,9 @@ The bash layer exists for machines without Python, macOS first, whose /bin/bash
 is 3.2. Each rule below is a construct that is a syntax error there, does
 something else there, or aborts there under `set -u`. A line may opt out of one
 rule with a trailing comment `# bash32: ok <rule>` and a reason.
+
+The last four rules came from running the suite under a real bash 3.2.48
+(`make old-bash`; issue 11): what no static reading had shown.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Iterator, List, Tuple
+from typing import Iterable, Iterator, List, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_DIRS = {".git", ".venv", "target", "build", "dist", "node_modules"}
@@ -40,7 +43,37 @@ RULES: List[Tuple[str, "re.Pattern[str]", str]] = [
     ("printf-time", re.compile(r"%\([^)]*\)T"), "printf %(...)T is bash 4.2"),
     ("fd-variable", re.compile(r"\{\w+\}[<>]"), "{var}> redirections are bash 4.1"),
     ("append-redirect-both", re.compile(r"&>>"), "&>> is bash 4.0"),
+    # Found under bash 3.2.48 itself:
+    (
+        "newer-variable",
+        re.compile(
+            r"\$(\{)?(BASHOPTS|BASHPID|BASH_XTRACEFD|BASH_COMPAT|BASH_LOADABLES_PATH|BASH_ARGV0|FUNCNEST"
+            r"|CHILD_MAX|EXECIGNORE|PS0|SRANDOM|READLINE_LINE|READLINE_POINT)(?(1)(?![-+]|:[-+=]|=)|\b)"
+        ),
+        "a variable bash 3.2 lacks: under set -u reading it aborts (write ${NAME-})",
+    ),
+    (
+        "array-op",
+        re.compile(r"\$\{(\w+\[[@*]\]|[@*])(:|/|#|%)"),
+        'bash 3.2 joins "${a[@]:i:n}", "${a[@]/p/r}", "${a[@]#p}" (and $@ alike) into one word unless IFS holds a'
+        " space, and a [*] slice turns empty strings into 0x7f bytes",
+    ),
+    (
+        "ifs-pattern",
+        re.compile(r"(^|[\s;&|(])IFS=(['\"]?)[^\s;'\"]*[-*?\[\]!^]"),
+        "while IFS holds a pattern byte (* ? [ ] - ! ^), bash 3.2 reads it as a literal in [[ == ]] and case patterns",
+    ),
 ]
+
+# Bytes 0x01 and 0x7f are bash 3.2's internal quoting bytes (CTLESC, CTLNUL): a regular expression holding one
+# does not compile ([[ =~ ]] returns 2), an IFS holding one does not split. Found in the raw line's $'...' text.
+QUOTING_BYTE = re.compile(r"\$'(?:[^'\\]|\\.)*?\\(?:x0?1|x7[fF]|0?01|177|c[aA?])(?![0-9a-fA-F])")
+REGEX_VARIABLE = re.compile(r"=~\s*\$\{?(\w+)")
+# NAME=VALUE (also after local/declare): the name and the value word as written.
+ASSIGNMENT = re.compile(
+    r"(?:^|[\s;])(?:local\s+|declare\s+(?:-\w+\s+)?)?(\w+)="
+    r"((?:\$'(?:[^'\\]|\\.)*'|'[^']*'|\"(?:[^\"\\]|\\.)*\"|[^\s;'\"])*)"
+)
 
 # "${arr[@]}" (also [*], slices, substitutions) of a possibly empty array aborts
 # under set -u on bash < 4.4 unless guarded as ${arr[@]+"${arr[@]...}"}.
@@ -81,12 +114,22 @@ def _blank_quotes_and_comments(line: str) -> Tuple[str, str]:
     return "".join(out), ""
 
 
-def check_line(line: str) -> Iterator[Tuple[str, str]]:
+def check_line(line: str, regex_variables: Iterable[str] = ()) -> Iterator[Tuple[str, str]]:
     code, comment = _blank_quotes_and_comments(line)
     allowed = set(re.findall(r"bash32:\s*ok\s+([\w-]+)", comment))
     for name, pattern, why in RULES:
         if name not in allowed and pattern.search(code):
             yield name, why
+    raw = line[: len(line) - len(comment)]
+    if "quoting-byte" not in allowed:
+        regexes = set(regex_variables) | {"IFS"}
+        values = [value for name, value in ASSIGNMENT.findall(raw) if name in regexes]
+        values += raw.split("=~", 1)[1:]  # a regex written in place
+        if any(QUOTING_BYTE.search(value) for value in values):
+            yield (
+                "quoting-byte",
+                "0x01 and 0x7f are bash 3.2's quoting bytes: no regex compiles with one, no IFS splits",
+            )
     if "empty-array" not in allowed:
         guarded = {m.start() for m in GUARD.finditer(code)}
         for match in ARRAY_EXPANSION.finditer(code):
@@ -102,8 +145,9 @@ def check_line(line: str) -> Iterator[Tuple[str, str]]:
 def check_file(path: Path) -> List[str]:
     problems = []
     text = path.read_text(encoding="utf-8", errors="replace")
+    regex_variables = set(REGEX_VARIABLE.findall(text))  # variables used as [[ =~ $re ]]
     for number, line in enumerate(text.splitlines(), 1):
-        for name, why in check_line(line):
+        for name, why in check_line(line, regex_variables):
             problems.append(f"{path}:{number}: [{name}] {why}\n    {line.strip()}")
     return problems
 

@@ -34,6 +34,7 @@ SAGE_FLAGS_ARROW=$'\xe2\x86\x92' # U+2192, as UTF-8 bytes (LC_ALL=C)
 # 0xc2 0x80-0x9f in UTF-8 (the text is valid UTF-8: parse checked it, C10).
 SAGE_FLAGS_UNSAFE=()
 SAGE_FLAGS_UNSAFE_ESCAPED=()
+SAGE_FLAGS__PRESENT=()
 sage_flags__build_escapes() {
     local code hex byte
     for ((code = 1; code < 0xa0; code++)); do
@@ -52,37 +53,56 @@ sage_flags__build_escapes() {
 }
 sage_flags__build_escapes
 
-# Sets SAGE_FLAGS_SAFE to STRING with every unsafe control escaped, chunk by
-# chunk so that the cost stays linear in the length (C21).
+# Sets SAGE_FLAGS_SAFE to STRING with every unsafe control escaped.
 sage_flags_terminal_safe() {
-    local s=$1 out='' c n off=0 size i
-    if [[ $s != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $s != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
-        SAGE_FLAGS_SAFE=$s
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    if [[ $1 != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $1 != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
+        SAGE_FLAGS_SAFE=$1
         return 0
     fi
+    local i
+    SAGE_FLAGS__PRESENT=() # the unsafe bytes this text holds: each piece looks for these only
+    for ((i = 0; i < ${#SAGE_FLAGS_UNSAFE[@]}; i++)); do
+        if [[ $1 == *"${SAGE_FLAGS_UNSAFE[i]}"* ]]; then
+            SAGE_FLAGS__PRESENT[${#SAGE_FLAGS__PRESENT[@]}]=$i
+        fi
+    done
+    sage_flags__safe_slices "$1" "$SAGE_FLAGS_CHUNK"
+}
+
+# SAGE_FLAGS_SAFE for $1 taken in slices of $2 bytes, never cut inside a C1
+# control: linear in the length (C21) on every bash, as parse_large.sh's JSON
+# escaping: a chunk that needs escapes goes on in pieces of SAGE_FLAGS__PIECE
+# bytes, and a piece through one ${s//p/r} per unsafe byte it holds.
+sage_flags__safe_slices() {
+    local s=$1 size=$2 out='' c n off=0 len i
     n=${#s}
     while ((off < n)); do
-        c=${s:off:SAGE_FLAGS_CHUNK}
-        size=${#c}
-        if [[ $c == *$'\xc2' ]] && ((off + size < n)); then
-            c=${s:off:size+1} # never cut a C1 control in two
-            size=$((size + 1))
+        c=${s:off:size}
+        len=${#c}
+        if [[ $c == *$'\xc2' ]] && ((off + len < n)); then
+            c=${s:off:len+1}
+            len=$((len + 1))
         fi
-        off=$((off + size))
-        if [[ $c == *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* || $c == *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
-            for ((i = 0; i < ${#SAGE_FLAGS_UNSAFE[@]}; i++)); do
-                if [[ $c == *"${SAGE_FLAGS_UNSAFE[i]}"* ]]; then
-                    c=${c//"${SAGE_FLAGS_UNSAFE[i]}"/${SAGE_FLAGS_UNSAFE_ESCAPED[i]}}
-                fi
+        off=$((off + len))
+        if [[ $c != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $c != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
+            out+=$c
+        elif ((size > SAGE_FLAGS__PIECE)); then
+            sage_flags__safe_slices "$c" "$SAGE_FLAGS__PIECE"
+            out+=$SAGE_FLAGS_SAFE
+        else
+            for i in ${SAGE_FLAGS__PRESENT[@]+"${SAGE_FLAGS__PRESENT[@]}"}; do
+                c=${c//"${SAGE_FLAGS_UNSAFE[i]}"/${SAGE_FLAGS_UNSAFE_ESCAPED[i]}}
             done
+            out+=$c
         fi
-        out+=$c
     done
     SAGE_FLAGS_SAFE=$out
     return 0
 }
 
 sage_flags_announce_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local workflow line j sep=' Modes: '
     if (($# == 0)); then
         printf '%s\n' 'announce.sh: a WORKFLOW name is required (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])' >&2

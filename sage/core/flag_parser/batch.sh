@@ -17,6 +17,7 @@ SAGE_FLAGS_DIR=${BASH_SOURCE[0]%batch.sh}
 . "${SAGE_FLAGS_DIR:-./}parse.sh" || exit 3
 
 sage_flags_batch_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local record status=0
     if ! sage_flags_split_argv ${1+"$@"}; then
         printf '%s\n' "batch.sh: $SAGE_FLAGS_USAGE_ERROR (usage: batch.sh [--config-path PATH] < records)" >&2

@@ -29,7 +29,10 @@
 # and for the modes that take a value, at their mode's index: SAGE_FLAGS_VALUE_FIELDS,
 # SAGE_FLAGS_NOTE_FIELDS, SAGE_FLAGS_VALUE_NAMES, _DEFAULTS, _MINIMUMS, _CAPS.
 # Sourcing sets LC_ALL=C, set -u -f, extglob, posix, nocasematch off; functions
-# change IFS only as a local.
+# change IFS only as a local. IFS: each public function (here and in the other
+# scripts) sets the default IFS as a local first, whatever the caller's: bash
+# 3.2 reads a byte of IFS in a [[ == ]] or case pattern as a literal (IFS=-
+# turns the range [a-z] into three bytes).
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API
 
@@ -60,17 +63,27 @@ SAGE_FLAGS_E2_VALUE_HINT=''
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
 SAGE_FLAGS_CHUNK=4096
+# The longest string one ${s//p/r} may work on: bash < 5 spends O(length) per
+# match (and per expansion of a long string), so long text goes through it in
+# pieces there, each cut from a chunk (never from the whole text).
+SAGE_FLAGS__PIECE=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
 SAGE_FLAGS_E4='Arguments are not valid UTF-8.'
-# Longest ARGUMENTS or config (bytes) for this file's path. Never read from the
-# environment (C20); test-only: tests that source this file set -1 (all input
-# through parse_large.sh: same bytes, the other path).
-SAGE_FLAGS__FAST_LIMIT=$SAGE_FLAGS_CHUNK
+# Longest ARGUMENTS or config (bytes) for this file's path, whose pattern
+# operations cost O(length) per byte on a long token or WS run (bash 4.4:
+# ~1 s at 4 KiB). Never read from the environment (C20); test-only: tests that
+# source this file set -1 (all input through parse_large.sh: same bytes, the
+# other path).
+SAGE_FLAGS__FAST_LIMIT=1024
 # Absolute: the sourcing script may cd, and `. name` would search PATH.
-case ${BASH_SOURCE[0]} in
-    /*) SAGE_FLAGS__LARGE=${BASH_SOURCE[0]%/*}/parse_large.sh ;;
-    */*) SAGE_FLAGS__LARGE=$PWD/${BASH_SOURCE[0]%/*}/parse_large.sh ;;
-    *) SAGE_FLAGS__LARGE=$PWD/parse_large.sh ;;
-esac
+sage_flags__locate() {
+    local IFS=$' \t\n' # see "IFS" above: case patterns too
+    case $1 in
+        /*) SAGE_FLAGS__LARGE=${1%/*}/parse_large.sh ;;
+        */*) SAGE_FLAGS__LARGE=$PWD/${1%/*}/parse_large.sh ;;
+        *) SAGE_FLAGS__LARGE=$PWD/parse_large.sh ;;
+    esac
+}
+sage_flags__locate "${BASH_SOURCE[0]}"
 SAGE_FLAGS_ARGUMENTS=
 SAGE_FLAGS_OPERAND_COUNT=0
 SAGE_FLAGS_CONFIG_PATH=
@@ -126,8 +139,12 @@ sage_flags_split_argv() {
 }
 
 sage_flags_load_defaults() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local text='' i
-    SAGE_FLAGS_DEFAULTS=(${SAGE_FLAGS_MODE_KEYS[@]+"${SAGE_FLAGS_MODE_KEYS[@]/*/false}"})
+    SAGE_FLAGS_DEFAULTS=()
+    for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
+        SAGE_FLAGS_DEFAULTS[i]=false
+    done
     # C12: test -f follows symlinks and rejects FIFOs and devices (never
     # blocks). read -d '' succeeds only at a NUL: then no defaults.
     if [[ -z ${1-} || ! -f $1 ]] || { IFS= read -r -d '' text; } 2>/dev/null <"$1"; then
@@ -149,6 +166,7 @@ sage_flags_load_defaults() {
 }
 
 sage_flags_is_utf8() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     if [[ $1 != *[$'\x80'-$'\xff']* ]]; then
         return 0
     fi
@@ -156,6 +174,7 @@ sage_flags_is_utf8() {
 }
 
 sage_flags_json_string() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     if [[ $1 != *[\"\\$'\x01'-$'\x1f']* ]]; then
         SAGE_FLAGS_JSON_STRING=\"$1\"
         return 0
@@ -165,6 +184,7 @@ sage_flags_json_string() {
 
 # Token by token (C7; C8: the first error wins), fine on a short text.
 sage_flags_parse() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local text=${1-} tok value i
     if ((${#text} > SAGE_FLAGS__FAST_LIMIT)); then
         sage_flags__large sage_flags__parse_large "$text"
@@ -273,6 +293,7 @@ sage_flags__resolve() {
 }
 
 sage_flags_render_json() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local i json='{' sources='' q='"'
     for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
         json+="\"${SAGE_FLAGS_MODE_KEYS[i]}\": ${SAGE_FLAGS_VALUES[i]}, "
@@ -294,6 +315,7 @@ sage_flags_render_json() {
 }
 
 sage_flags_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     if ! sage_flags_split_argv ${1+"$@"}; then
         printf '%s\n' "parse.sh: $SAGE_FLAGS_USAGE_ERROR (usage: parse.sh ARGUMENTS... [--config-path PATH])" >&2
         return 2

@@ -60,21 +60,24 @@ sage_flags__conflict() {
 }
 
 # C7 for a token that is not a flag: E5 (a --name=VALUE whose VALUE is not a
-# number the mode takes: the valid ones are flags), E2 or E1.
+# number the mode takes: the valid ones are flags), E2 or E1. Prefix matches
+# only: ${tok%%=*} costs O(length) per byte scanned on bash 4.4, and a token
+# can be 128 KiB long.
 sage_flags__not_a_flag() {
-    local tok=$1 flag=${1%%=*} i
-    if [[ $tok == *=* ]]; then
-        for ((i = 0; i < ${#SAGE_FLAGS_MODE_NAMES[@]}; i++)); do
-            if [[ $flag == "--${SAGE_FLAGS_MODE_NAMES[i]}" && -n ${SAGE_FLAGS_VALUE_FIELDS[i]-} ]]; then
-                sage_flags__value_error "$i" "${tok#*=}"
-                return 1
-            fi
-            if [[ $flag == "--${SAGE_FLAGS_MODE_NAMES[i]}" || $flag == "--no-${SAGE_FLAGS_MODE_NAMES[i]}" ]]; then
+    local tok=$1 flag i
+    for ((i = 0; i < ${#SAGE_FLAGS_MODE_NAMES[@]}; i++)); do
+        flag=--${SAGE_FLAGS_MODE_NAMES[i]}
+        if [[ $tok == "$flag="* && -n ${SAGE_FLAGS_VALUE_FIELDS[i]-} ]]; then
+            sage_flags__value_error "$i" "${tok#"$flag="}"
+            return 1
+        fi
+        for flag in "--${SAGE_FLAGS_MODE_NAMES[i]}" "--no-${SAGE_FLAGS_MODE_NAMES[i]}"; do
+            if [[ $tok == "$flag="* ]]; then
                 sage_flags__fail "Flag '$flag' takes no value (got '$tok').$SAGE_FLAGS_E2_VALUE_HINT"
                 return 1
             fi
         done
-    fi
+    done
     sage_flags__suggest "$tok"
     sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED.${SAGE_FLAGS__SUGGESTION:+ Did you mean '$SAGE_FLAGS__SUGGESTION'?}"
 }
@@ -85,8 +88,16 @@ sage_flags__not_a_flag() {
 # forms are ASCII), only when it is short enough to be near a form (S7): the
 # cost is bounded whatever TOKEN's length.
 sage_flags__suggest() {
-    local part=${1%%=*} c i j n count=0 form best='' best_distance=0 tied=0 most prefix code
+    local head part c i j n count=0 form best='' best_distance=0 tied=0 most prefix code
     SAGE_FLAGS__SUGGESTION=
+    # Only a head of the token is looked at (${1%%=*} on 128 KiB is quadratic
+    # on bash < 5): `--`, the longest part that can be near (S7, at most 4
+    # bytes a code point), and one byte more to tell a longer part apart.
+    head=${1:0:4 * SAGE_FLAGS_SUGGEST_LIMIT + 3}
+    part=${head%%=*}
+    if [[ $part == "$head" ]] && ((${#1} > ${#head})); then
+        return 0
+    fi
     part=${part#--}
     n=${#part}
     if ((n > 4 * SAGE_FLAGS_SUGGEST_LIMIT)); then # bytes: a code point is at most 4
@@ -200,86 +211,40 @@ sage_flags__match_defaults() {
     return 0
 }
 
-# C10 (RFC 3629) without a loop over bytes, for a text with a byte >= 0x80
-# (sage_flags_is_utf8 answers for ASCII): a short text at once, a long one in
-# 4 KiB chunks.
+# C10 (RFC 3629) for a text with a byte >= 0x80 (sage_flags_is_utf8 answers
+# for ASCII), without a loop over bytes and without ${s//p/r} (quadratic on
+# bash 3.2): the text is valid iff none of these byte patterns occurs, each
+# found by one linear scan. The ASCII byte on both sides makes a sequence cut
+# by either end look like one cut by ASCII. Lead and continuation bytes are
+# disjoint classes, so a lead byte's continuation run must be exactly as long
+# as the lead byte says.
 sage_flags__utf8() {
-    if ((${#1} > SAGE_FLAGS__FAST_LIMIT)); then
-        sage_flags__utf8_chunks "$1"
-    else
-        sage_flags__utf8_whole "$1"
-    fi
-}
-
-# Every valid multi-byte sequence of $1 is replaced by one ASCII byte, class by
-# class; a byte >= 0x80 left over means invalid. ${s//p/r} costs O(length) per
-# match: fine up to a chunk.
-sage_flags__utf8_whole() {
-    local c
-    c=${1//[$'\xc2'-$'\xdf'][$'\x80'-$'\xbf']/.}
-    c=${c//[$'\xe1'-$'\xec'$'\xee'$'\xef'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
-    if [[ $c == *[$'\xe0'$'\xed'-$'\xf4']* ]]; then
-        c=${c//$'\xe0'[$'\xa0'-$'\xbf'][$'\x80'-$'\xbf']/.}
-        c=${c//$'\xed'[$'\x80'-$'\x9f'][$'\x80'-$'\xbf']/.}
-        c=${c//$'\xf0'[$'\x90'-$'\xbf'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
-        c=${c//[$'\xf1'-$'\xf3'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
-        c=${c//$'\xf4'[$'\x80'-$'\x8f'][$'\x80'-$'\xbf'][$'\x80'-$'\xbf']/.}
-    fi
-    [[ $c != *[$'\x80'-$'\xff']* ]]
-}
-
-# A chunk ends before the last character that might continue into the next
-# chunk, so no valid sequence is ever cut.
-sage_flags__utf8_chunks() {
-    local s=$1 chunk n off=0 size last i
-    n=${#s}
-    while ((off < n)); do
-        chunk=${s:off:SAGE_FLAGS_CHUNK}
-        size=${#chunk}
-        if ((off + size < n)) && [[ ${chunk:size-1:1} == [$'\x80'-$'\xff'] ]]; then
-            # Cut before the last byte that is not a continuation byte; four
-            # continuation bytes in a row are invalid wherever they are.
-            last=-1
-            for ((i = size - 1; i >= size - 4; i--)); do
-                if [[ ${chunk:i:1} != [$'\x80'-$'\xbf'] ]]; then
-                    last=$i
-                    break
-                fi
-            done
-            if ((last < 0)); then
-                return 1
-            fi
-            chunk=${chunk:0:last}
-            size=$last
-        fi
-        off=$((off + size))
-        if [[ $chunk == *[$'\x80'-$'\xff']* ]] && ! sage_flags__utf8_whole "$chunk"; then
-            return 1
-        fi
-    done
-    return 0
+    local text=.$1. cont=[$'\x80'-$'\xbf'] other=[!$'\x80'-$'\xbf']
+    [[ $text != *[$'\xc0\xc1\xf5'-$'\xff']* && # never in UTF-8
+        $text != *[!$'\x80'-$'\xff']$cont* &&    # a continuation after ASCII
+        $text != *[$'\xc2'-$'\xf4']$other* &&    # too few continuations
+        $text != *[$'\xe0'-$'\xf4']$cont$other* &&
+        $text != *[$'\xf0'-$'\xf4']$cont$cont$other* &&
+        $text != *[$'\xc2'-$'\xdf']$cont$cont* && # too many
+        $text != *[$'\xe0'-$'\xef']$cont$cont$cont* &&
+        $text != *[$'\xf0'-$'\xf4']$cont$cont$cont$cont* &&
+        $text != *$'\xe0'[$'\x80'-$'\x9f']* && # overlong
+        $text != *$'\xed'[$'\xa0'-$'\xbf']* && # a surrogate
+        $text != *$'\xf0'[$'\x80'-$'\x8f']* && # overlong
+        $text != *$'\xf4'[$'\x90'-$'\xbf']* ]] # above U+10FFFF
 }
 
 # C17 for a text that needs escapes (sage_flags_json_string answers for the
-# others): a short text at once, a long one in chunks.
+# others), linear on every bash: the text is cut into chunks, and a chunk that
+# needs escapes into pieces of SAGE_FLAGS__PIECE bytes (parse.sh).
 sage_flags__json() {
-    if ((${#1} > SAGE_FLAGS__FAST_LIMIT)); then
-        sage_flags__json_chunks "$1"
-        return 0
-    fi
-    sage_flags__escape "$1"
-    SAGE_FLAGS_JSON_STRING=\"$SAGE_FLAGS__ESCAPED\"
-    return 0
-}
-
-sage_flags__json_chunks() {
     local s=$1 out='' c n off=0
     n=${#s}
     while ((off < n)); do
         c=${s:off:SAGE_FLAGS_CHUNK}
         off=$((off + SAGE_FLAGS_CHUNK))
         if [[ $c == *[\"\\$'\x01'-$'\x1f']* ]]; then
-            sage_flags__escape "$c"
+            sage_flags__escape_pieces "$c"
             c=$SAGE_FLAGS__ESCAPED
         fi
         out+=$c
@@ -288,7 +253,23 @@ sage_flags__json_chunks() {
     return 0
 }
 
-# json.dumps(ensure_ascii=False) escapes of $1 (up to a chunk) in
+sage_flags__escape_pieces() {
+    local s=$1 out='' c n off=0
+    n=${#s}
+    while ((off < n)); do
+        c=${s:off:SAGE_FLAGS__PIECE}
+        off=$((off + SAGE_FLAGS__PIECE))
+        if [[ $c == *[\"\\$'\x01'-$'\x1f']* ]]; then
+            sage_flags__escape "$c"
+            c=$SAGE_FLAGS__ESCAPED
+        fi
+        out+=$c
+    done
+    SAGE_FLAGS__ESCAPED=$out
+    return 0
+}
+
+# json.dumps(ensure_ascii=False) escapes of $1 (a piece) in
 # SAGE_FLAGS__ESCAPED; backslashes first.
 sage_flags__escape() {
     local c=$1
@@ -341,36 +322,50 @@ sage_flags__escape_controls() {
     return 0
 }
 
-# Length of the WS run at the start (or, with "end", at the end) of $1, read
-# in chunks: ${s%%pattern} on a long string costs O(length) per byte skipped.
+# Length of the WS run at the start (or, with "end", at the end) of $1, in
+# SAGE_FLAGS__INDEX. ${s%%pattern} costs O(length) per byte it skips (bash
+# 4.4: O(length of s) per byte), so it runs on one piece only: the first
+# chunk holding a non-WS byte is found by linear scans, then its first such
+# piece.
 sage_flags__ws_run() {
-    local s=$1 n off c run
-    n=${#s}
-    SAGE_FLAGS__INDEX=0
-    while ((SAGE_FLAGS__INDEX < n)); do
-        if [[ ${2-} == end ]]; then
-            off=$((n - SAGE_FLAGS__INDEX - SAGE_FLAGS_CHUNK))
-            if ((off < 0)); then
-                c=${s:0:n - SAGE_FLAGS__INDEX}
-            else
-                c=${s:off:SAGE_FLAGS_CHUNK}
-            fi
-            run=${c%[!"$SAGE_FLAGS_WS"]*}
-            if [[ $run != "$c" ]]; then
-                SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#c} - ${#run} - 1))
-                return 0
-            fi
-        else
-            c=${s:SAGE_FLAGS__INDEX:SAGE_FLAGS_CHUNK}
-            run=${c%%[!"$SAGE_FLAGS_WS"]*}
-            if [[ $run != "$c" ]]; then
-                SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#run}))
-                return 0
-            fi
-        fi
-        SAGE_FLAGS__INDEX=$((SAGE_FLAGS__INDEX + ${#c}))
-    done
+    local side=${2-} run piece
+    if ! sage_flags__ws_slice "$1" "$SAGE_FLAGS_CHUNK" "$side"; then
+        return 0 # all WS
+    fi
+    run=$SAGE_FLAGS__INDEX
+    sage_flags__ws_slice "$SAGE_FLAGS__SLICE" "$SAGE_FLAGS__PIECE" "$side"
+    run=$((run + SAGE_FLAGS__INDEX))
+    if [[ $side == end ]]; then
+        piece=${SAGE_FLAGS__SLICE##*[!"$SAGE_FLAGS_WS"]}
+    else
+        piece=${SAGE_FLAGS__SLICE%%[!"$SAGE_FLAGS_WS"]*}
+    fi
+    SAGE_FLAGS__INDEX=$((run + ${#piece}))
     return 0
+}
+
+# The first SIZE-byte slice of $1 (with "end": slices counted from the end)
+# that holds a non-WS byte: its offset from that side in SAGE_FLAGS__INDEX, its
+# bytes in SAGE_FLAGS__SLICE. Status 1 when $1 is all WS (INDEX: its length).
+sage_flags__ws_slice() {
+    local s=$1 size=$2 n off=0
+    n=${#s}
+    while ((off < n)); do
+        if [[ ${3-} != end ]]; then
+            SAGE_FLAGS__SLICE=${s:off:size}
+        elif ((n - off < size)); then
+            SAGE_FLAGS__SLICE=${s:0:n - off}
+        else
+            SAGE_FLAGS__SLICE=${s:n - off - size:size}
+        fi
+        if [[ $SAGE_FLAGS__SLICE == *[!"$SAGE_FLAGS_WS"]* ]]; then
+            SAGE_FLAGS__INDEX=$off
+            return 0
+        fi
+        off=$((off + size))
+    done
+    SAGE_FLAGS__INDEX=$n
+    return 1
 }
 
 # Index of the first byte $1 in $2 (-1 if none), by one split at $1: linear,
@@ -401,9 +396,9 @@ sage_flags__index_of() {
 # no flag.
 sage_flags__flags_and_goal() {
     local text=$1 goal tok codes_text region u k nw=0 j n lo size code minimum ordinal
-    local first_on first_off first_value conflict conflict_mode stop offset tail dashes consumed
+    local first_on first_off first_value conflict conflict_mode stop offset tail dashes consumed rest
     local IFS=$SAGE_FLAGS_WS sentinel='#' pattern
-    local -a words codes parts
+    local -a words codes
     n=${#SAGE_FLAGS_MODE_KEYS[@]}
     k=0
     if [[ $text == --* ]]; then
@@ -419,15 +414,18 @@ sage_flags__flags_and_goal() {
         # The flag region is usually short and the other words need no look:
         # windows of words are coded until one holds a non-flag word or `--`;
         # each window is 4 times the last, so the work stays linear.
+        # array-op: bash 3.2 joins "${a[@]...}" with spaces and splits it
+        # again by IFS: right here, where IFS starts with a space and no word
+        # holds a WS byte (nor is empty).
         codes_text=
         lo=0
         size=$SAGE_FLAGS_WINDOW
         while ((lo < nw)); do
             if ((lo == 0 && size >= nw)); then
-                codes=(${words[@]+"${words[@]/#/$sentinel}"})
+                codes=(${words[@]+"${words[@]/#/$sentinel}"}) # bash32: ok array-op (see above)
             else
-                codes=(${words[@]+"${words[@]:lo:size}"})
-                codes=(${codes[@]+"${codes[@]/#/$sentinel}"})
+                codes=(${words[@]+"${words[@]:lo:size}"}) # bash32: ok array-op (see above)
+                codes=(${codes[@]+"${codes[@]/#/$sentinel}"}) # bash32: ok array-op (see above)
             fi
             # V2 for the modes that take a value, first (the suffix substitutions
             # below could change a VALUE): a `--name=VALUE` word becomes `=VALUE`;
@@ -441,24 +439,24 @@ sage_flags__flags_and_goal() {
                 pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}="
                 code=${SAGE_FLAGS_VALUE_CODES:ordinal:1}
                 minimum=${SAGE_FLAGS_VALUE_MINIMUMS[j]}
-                codes=(${codes[@]+"${codes[@]/#$pattern/=}"})
-                codes=(${codes[@]+"${codes[@]/#=*[!0-9]*/$sentinel}"})
-                codes=(${codes[@]+"${codes[@]/%=/$sentinel}"})
+                codes=(${codes[@]+"${codes[@]/#$pattern/=}"}) # bash32: ok array-op (see above)
+                codes=(${codes[@]+"${codes[@]/#=*[!0-9]*/$sentinel}"}) # bash32: ok array-op (see above)
+                codes=(${codes[@]+"${codes[@]/%=/$sentinel}"}) # bash32: ok array-op (see above)
                 pattern='=*[1-9][0-9]*'
-                codes=(${codes[@]+"${codes[@]/#$pattern/$code}"})
+                codes=(${codes[@]+"${codes[@]/#$pattern/$code}"}) # bash32: ok array-op (see above)
                 pattern="=*[$minimum-9]"
-                codes=(${codes[@]+"${codes[@]/#$pattern/$code}"})
-                codes=(${codes[@]+"${codes[@]/#=*/$sentinel}"})
+                codes=(${codes[@]+"${codes[@]/#$pattern/$code}"}) # bash32: ok array-op (see above)
+                codes=(${codes[@]+"${codes[@]/#=*/$sentinel}"}) # bash32: ok array-op (see above)
                 ordinal=$((ordinal + 1))
             done
             for ((j = 0; j < n; j++)); do
                 pattern="$sentinel--${SAGE_FLAGS_MODE_NAMES[j]}"
-                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"})
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_CODES:j:1}}"}) # bash32: ok array-op (see above)
                 pattern="$sentinel--no-${SAGE_FLAGS_MODE_NAMES[j]}"
-                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_NEGATIVE_CODES:j:1}}"})
+                codes=(${codes[@]+"${codes[@]/%$pattern/${SAGE_FLAGS_NEGATIVE_CODES:j:1}}"}) # bash32: ok array-op (see above)
             done
             pattern="$sentinel--"
-            codes=(${codes[@]+"${codes[@]/%$pattern/1}"})
+            codes=(${codes[@]+"${codes[@]/%$pattern/1}"}) # bash32: ok array-op (see above)
             IFS=
             codes_text+=${codes[*]+"${codes[*]}"}
             IFS=$SAGE_FLAGS_WS
@@ -536,27 +534,29 @@ sage_flags__flags_and_goal() {
         goal=
     else
         IFS=' '
-        consumed="${words[*]+"${words[*]:0:k}"} "
+        consumed="${words[*]+"${words[*]:0:k}"} " # bash32: ok array-op (no word is empty)
         if [[ $text == "$consumed"* ]]; then
             # Every gap so far was one space: the common case.
             goal=${text:${#consumed}}
         else
             # Find the last dash of the k-th word: the words hold every dash
-            # before it, and the text split at dashes gives its offset.
-            IFS=-
+            # before it (d of them), and the text split at dashes, its first
+            # d parts dropped, is the text after it. No array slice: bash
+            # 3.2 garbles slices of arrays that hold empty strings. The "."
+            # keeps a last empty part.
             consumed=${consumed% }
-            # shellcheck disable=SC2206 # as above
-            parts=($consumed)
-            dashes=${#parts[@]}
-            if [[ $consumed != *- ]]; then
-                dashes=$((dashes - 1))
-            fi
-            # shellcheck disable=SC2206 # as above
-            parts=($text)
-            consumed=${parts[*]+"${parts[*]:0:dashes}"}
+            IFS=- # bash32: ok ifs-pattern (no pattern until IFS is restored)
+            # shellcheck disable=SC2086 # splitting is the point; globbing is off (set -f)
+            set -- $consumed.
+            dashes=$(($# - 1))
+            # shellcheck disable=SC2086 # as above
+            set -- $text.
+            shift "$dashes"
+            rest="$*"
+            IFS=$SAGE_FLAGS_WS
             tok=${words[k - 1]}
             tail=${tok##*-}
-            offset=$((${#consumed} + 1 + ${#tail}))
+            offset=$((${#text} - ${#rest} + 1 + ${#tail}))
             goal=${text:offset}
         fi
         if [[ $goal == ["$SAGE_FLAGS_WS"]* ]]; then

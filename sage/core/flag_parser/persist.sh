@@ -58,8 +58,10 @@ SAGE_FLAGS_NEW_BLOCK_INDENT='  '
 SAGE_FLAGS_TEMP_MARKER=.sage-flags-tmp. # temp files: .<manifest name>.sage-flags-tmp.<pid>
 SAGE_FLAGS_MAX_SYMLINK_HOPS=40
 # One JSON string in canonical form (C17) at the start of a text: raw bytes but
-# '"', '\' and C0 controls; the short escapes; \u00xx only for the other controls.
-SAGE_FLAGS_STRING_RE=$'^"([^"\\\\\x01-\x1f]|\\\\["\\\\bfnrt]|\\\\u00(0[0-7bef]|1[0-9a-f]))*"'
+# '"' and '\'; the short escapes; \u00xx only for the other controls. Raw C0
+# controls are refused apart (sage_flags__take_string): bash 3.2 cannot compile
+# a regular expression holding the byte 0x01 (its internal quoting byte).
+SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
 # A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
 SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
 
@@ -106,12 +108,16 @@ sage_flags__take_string() {
         return 1
     fi
     SAGE_FLAGS_TOKEN=${BASH_REMATCH[0]}
+    if [[ $SAGE_FLAGS_TOKEN == *[$'\x01'-$'\x1f']* ]]; then
+        return 1
+    fi
     SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#SAGE_FLAGS_TOKEN}}
 }
 
 # P1: a parse line (C16) or a resume line (the same plus "notes"), byte for byte
 # in canonical form, valid UTF-8, one LF; values that agree with C15 and C18.
 sage_flags_read_contract_line() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0 number note
     local -a sources
     sources=()
@@ -286,6 +292,7 @@ sage_flags__value_token() {
 # ---------------------------------------------------------------- frontmatter
 
 sage_flags_read_frontmatter() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local text=$1 index first
     SAGE_FLAGS_UNSAFE=
     SAGE_FLAGS_FM_BOM=
@@ -399,6 +406,7 @@ sage_flags__recorded_token() {
 # R1: what the manifest records; anything unclear records nothing. A mode's
 # number counts when it is a plain decimal from the minimum to the cap.
 sage_flags_recorded_values() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local j digits
     SAGE_FLAGS_RECORDED=()
     SAGE_FLAGS_RECORDED_NUMBERS=()
@@ -456,6 +464,7 @@ sage_flags__new_entries() {
 # P3-P5, P8: SAGE_FLAGS_NEW is the manifest TEXT with SAGE_FLAGS_VALUES (and
 # SAGE_FLAGS_NUMBERS) recorded.
 sage_flags_updated_manifest() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local eol index e k content ending colon_end first_entry='' missing='' insert_at out=''
     sage_flags_read_frontmatter "$1" || return 1
     sage_flags__entries_to_write
@@ -607,6 +616,7 @@ sage_flags__write_atomically() {
 
 # P3-P8: record SAGE_FLAGS_VALUES in the manifest at $1.
 sage_flags_persist() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local path=$1 target hops=0 text='' mode=''
     if [[ -z $path || $path == */ ]]; then
         SAGE_FLAGS_UNSAFE='the manifest path does not name a file'
@@ -654,6 +664,7 @@ sage_flags_persist() {
 }
 
 sage_flags_persist_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local line=''
     if (($# != 1)); then
         printf '%s\n' "persist.sh: persist takes exactly one MANIFEST path (usage: persist.sh MANIFEST < line)" >&2

@@ -25,6 +25,7 @@ if ! . "$sage_flags_resume_dir/persist.sh"; then
 fi
 
 sage_flags_resume_main() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local manifest text='' status=0 j recorded number note flag notes='' separator=''
     if (($# == 0)); then
         printf '%s\n' "resume.sh: resume needs MANIFEST, then the arguments as for parse (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
