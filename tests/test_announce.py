@@ -35,7 +35,7 @@ check = vectors.assert_matches
 @pytest.mark.parametrize("vector", ANNOUNCE_VECTORS, ids=lambda v: v.name)
 def test_announce_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
     skip_what_this_system_lacks(vector)
-    result = layer.run("announce", vector.materialise(tmp_path), env=vector.env)
+    result = layer.run("announce", vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
     check(vector, result, f"{layer.name} {vector.name}")
 
 

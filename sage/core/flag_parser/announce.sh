@@ -114,7 +114,7 @@ sage_flags_announce_main() {
         printf '%s\n' 'announce.sh: the WORKFLOW name must match ^[a-z][a-z0-9-]*$' >&2
         return 2
     fi
-    if ! sage_flags_split_argv ${1+"$@"}; then
+    if ! sage_flags_arguments ${1+"$@"}; then
         printf '%s\n' "announce.sh: $SAGE_FLAGS_USAGE_ERROR (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])" >&2
         return 2
     fi
