@@ -10,7 +10,9 @@ is written with its number (``--<name>=3``), and each note gets a line
 ``Note: ...`` before the goal (docs/SPEC.md A2). Text that came from the
 user is made terminal-safe first: C0 controls other than TAB and LF, DEL and
 the C1 controls are written as ``\\u00XX``, so an escape sequence in a goal
-never reaches the terminal raw. Uses the loaded backend's parse/load_defaults,
+never reaches the terminal raw (A4); bidi controls and U+2028/U+2029 as
+``\\uXXXX``, and every LF is followed by six spaces, so no goal can forge a
+line that starts at column 0 (A5). Uses the loaded backend's parse/load_defaults,
 so it runs on the native core and on the pure-Python reference alike.
 """
 
@@ -23,9 +25,14 @@ if TYPE_CHECKING:
 
     from sage_flags.reference import ParseResult
 
-# U+0000-U+001F except TAB and LF, U+007F, U+0080-U+009F -> \u00XX (lowercase hex).
+# A4: U+0000-U+001F except TAB and LF, U+007F, U+0080-U+009F -> \u00XX (lowercase hex).
+# A5: the bidi controls and U+2028/U+2029 -> \uXXXX; LF -> LF and six spaces (GOAL_INDENT), so a
+# goal's later lines are indented under "Goal: " and never read as a line of ours.
 _UNSAFE = [c for c in range(0x20) if c not in (0x09, 0x0A)] + [0x7F] + list(range(0x80, 0xA0))
-TERMINAL_ESCAPES = {c: "\\u%04x" % c for c in _UNSAFE}
+BIDI_AND_SEPARATORS = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+GOAL_INDENT = "      "
+TERMINAL_ESCAPES = {c: "\\u%04x" % c for c in _UNSAFE + BIDI_AND_SEPARATORS}
+TERMINAL_ESCAPES[0x0A] = "\n" + GOAL_INDENT
 
 _LOWER = b"abcdefghijklmnopqrstuvwxyz"
 _WORKFLOW_REST = _LOWER + b"0123456789-"
@@ -65,7 +72,7 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
             text += "Note: " + terminal_safe(note) + "\n"
     goal = result.goal
     if goal:
-        text += "Goal: " + terminal_safe(goal) + "\n"  # TAB and LF stay raw, as typed
+        text += "Goal: " + terminal_safe(goal) + "\n"  # TAB raw; LF raw, then the indent (A5)
     return text, OK
 
 
