@@ -2,6 +2,7 @@
 # announce.sh: the bash layer of `sage-flags announce` (docs/SPEC.md, SKILL.md).
 #
 #   bash sage/core/flag_parser/announce.sh WORKFLOW ARGUMENTS... [--config-path PATH]
+#   bash sage/core/flag_parser/announce.sh WORKFLOW [--config-path PATH] --stdin < ARGUMENTS
 #
 # prints the line the workflow shows its user and exits like parse.sh:
 #   Sage → build workflow. Modes: --quality-locked, --autonomous (config)    status 0
@@ -11,7 +12,8 @@
 # and status 2 with one stderr line for a usage error: WORKFLOW not matching
 # ^[a-z][a-z0-9-]*$, or --config-path without a value (C3).
 # Text from the user is terminal-safe: C0 controls but TAB and LF, DEL and the
-# C1 controls (U+0080-U+009F) are written as \u00XX.
+# C1 controls (U+0080-U+009F) are written as \u00XX (A4); bidi controls and
+# U+2028/U+2029 as \uXXXX, and each LF is followed by six spaces (A5).
 #
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # parse.sh: the bash layer of the sage-flags contract (docs/SPEC.md, C1-C21).
 #   bash sage/core/flag_parser/parse.sh ARGUMENTS... [--config-path PATH]
+#   bash sage/core/flag_parser/parse.sh [--config-path PATH] --stdin < ARGUMENTS   (I1-I6)
 # prints one JSON line (C16), exits 0, 1 (E1-E4) or 2 (C3). Sourced (by
 # batch.sh and the other bash entries) it only defines the API below.
 # bash 3.2 safe, no fork or external command, linear (C21), C20-proof; see
