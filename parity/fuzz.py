@@ -127,12 +127,44 @@ def _records(stdin: bytes) -> List[bytes]:
     return [*records, last] if last else records
 
 
+STDIN_LIMIT = 262144  # I4
+
+
+def stdin_split(argv: Sequence[bytes]) -> Tuple[List[bytes], Optional[bytes], bool]:
+    """C1 with I1 (parse, announce, resume), written again on purpose: operands, config path, --stdin given."""
+    kept: List[bytes] = []
+    from_stdin = False
+    i = 0
+    while i < len(argv):
+        item = argv[i]
+        if item == b"--":
+            kept += argv[i:]
+            break
+        if item == b"--config-path":  # its value is never the switch
+            kept += argv[i : i + 2]
+            i += 2
+            continue
+        if item == b"--stdin":
+            from_stdin = True
+        else:
+            kept.append(item)
+        i += 1
+    operands, config = split_argv(tuple(kept))
+    return operands, config, from_stdin
+
+
 def parse_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outcome:
     try:
-        operands, config = split_argv(tuple(argv))
+        operands, config, from_stdin = stdin_split(argv)
     except ValueError:  # C3
         return Outcome(b"", 2)
-    line, ok = backend.answer(_decode(b" ".join(operands)), backend.defaults(config))  # C2
+    arguments = b" ".join(operands)  # C2
+    if from_stdin:
+        head = stdin[: STDIN_LIMIT + 1]
+        if operands or (b"\0" not in head and len(head) > STDIN_LIMIT):  # I1, I4
+            return Outcome(b"", 2)
+        arguments = b"\xff" if b"\0" in head else stdin  # I3: a NUL is E4
+    line, ok = backend.answer(_decode(arguments), backend.defaults(config))
     return Outcome(line, 0 if ok else 1)
 
 
@@ -728,6 +760,33 @@ def run_config(config: dict, argv: List[bytes], records: List[bytes], equals: bo
     check_agreement("batch", path, config=config, stdin=b"".join(r + b"\0" for r in records), kind="batch config")
 
 
+def run_stdin(argv: List[bytes], config: Optional[dict], ending: bytes) -> None:
+    """I2: the operands' bytes on standard input (options first, then --stdin) give the operands' exact stdout and
+    status, in every layer."""
+    operand_form = check_agreement("parse", argv, config=config, kind="parse argv")
+    try:
+        operands, config_path, from_stdin = stdin_split(argv)
+    except ValueError:  # C3: no ARGUMENTS to hand over
+        return
+    if from_stdin or operand_form.status == 2:
+        return  # the argv already chose stdin (or is a usage error): nothing to compare
+    options = [b"--config-path", config_path] if config_path is not None else []
+    stdin = b" ".join(operands) + ending
+    stdin_form = check_agreement("parse", [*options, b"--stdin"], config=config, stdin=stdin, kind="parse stdin")
+    if (stdin_form.stdout, stdin_form.status) != (operand_form.stdout, operand_form.status):
+        vector = Vector(
+            name="",
+            rules=("I2",),
+            argv=(*options, b"--stdin"),
+            stdout=operand_form.stdout,
+            status=operand_form.status if operand_form.status is not None else -1,
+            config=config,
+            stdin=stdin,
+            note="found by parity/fuzz.py: stdin differs from the operands %r" % operands[:3],
+        )
+        raise diverged(vector, ["stdin gave %s, operands %s" % (_show(stdin_form.stdout), _show(operand_form.stdout))])
+
+
 def run_announce(argv: List[bytes], config: Optional[dict]) -> None:
     """Agreement only: no in-process oracle for announce; cli-pure is the reference."""
     check_agreement("announce", argv, config=config, kind="announce")
@@ -746,6 +805,7 @@ COMMAND = {
     "config": "parse",
     "env": "parse",
     "announce": "announce",
+    "stdin": "parse",
 }
 # kind -> (strategy of the arguments, runner). Each hypothesis example calls the runner once.
 KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
@@ -761,6 +821,7 @@ KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
         run_env,
     ),
     "announce": (gen.announce_argvs(), run_announce),
+    "stdin": (gen.stdin_forms(), run_stdin),
 }
 
 
@@ -782,8 +843,16 @@ def hypothesis_test(kind: str, max_examples: int, **overrides) -> Callable[[], N
 
 # Share of the time each kind gets: streamed records are cheap, so the bulk makes the numbers; the rest is coverage
 # of what only a process start can vary.
-TIME_SHARES = {"bulk": 0.72, "records": 0.10, "argv": 0.05, "config": 0.05, "env": 0.04, "announce": 0.04}
-CHUNK = {"bulk": 4, "records": 10, "argv": 6, "config": 4, "env": 4, "announce": 4}
+TIME_SHARES = {
+    "bulk": 0.68,
+    "records": 0.10,
+    "argv": 0.05,
+    "config": 0.05,
+    "env": 0.04,
+    "announce": 0.04,
+    "stdin": 0.04,
+}
+CHUNK = {"bulk": 4, "records": 10, "argv": 6, "config": 4, "env": 4, "announce": 4, "stdin": 4}
 
 
 def fuzz(minutes: Optional[float], examples: Optional[int], master_seed: int, progress: float = 5.0) -> int:
