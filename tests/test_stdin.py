@@ -9,13 +9,15 @@ sample of every parse vector.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from process_trace import process_calls
 
 from parity import vectors
-from parity.layers import Layer, available_layers
+from parity.layers import ROOT, BashInterpreter, Layer, available_layers
 
 LIMIT = 262144
 PARSE_LAYERS = available_layers("parse")
@@ -95,3 +97,14 @@ def test_stdin_gives_the_operands_bytes(layer: Layer, tmp_path: Path) -> None:
         done = layer.run("parse", [*options, b"--stdin"], stdin=b" ".join(operands) + b"\n")
         where = f"{layer.name} {vector.name}"
         assert (done.stdout, done.returncode, done.stderr) == (vector.stdout, vector.status, b""), where
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
+@pytest.mark.parametrize("script", ["parse", "announce", "resume"])
+def test_bash_reads_stdin_without_forking(bash: BashInterpreter, script: str, tmp_path: Path) -> None:
+    """D24: --stdin is read by the read builtin: one execve (bash itself), no fork."""
+    path = ROOT / "sage" / "core" / "flag_parser" / f"{script}.sh"
+    head = {"parse": [], "announce": ["build"], "resume": [str(tmp_path / "m.md")]}[script]
+    stdin = "--autonomous ship \u202e it\nnext line\n".encode()
+    calls = process_calls([bash.path, str(path), *head, "--stdin"], tmp_path, stdin)
+    assert len(calls) == 1 and "execve(" in calls[0], calls
