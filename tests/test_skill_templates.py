@@ -9,7 +9,8 @@ in a project with a root-relative config (`quality_locked: true`) and manifest; 
   after `--`): the goal, every mode and source, the error;
 - nothing else happened: no canary file, stderr empty.
 
-The fallback layers' `announce` and `resume` lines are derived from their `parse` lines by the rule SKILL.md states.
+The fallback layers' `announce`, `resume` and `persist` lines are derived from their `parse` lines by the rule
+SKILL.md states.
 The seed's form (`parse "$ARGUMENTS" --config-path ...`) and the compatible form (`-- "$ARGUMENTS"`) are run too:
 on the texts a shell reads as code they fail, and the test says so (strict xfail: should they ever pass, the
 test fails and the document's hazard statement must change).
@@ -76,10 +77,15 @@ def derived(template: Template) -> List[Template]:
     first, rest = template.text.split("\n", 1)
     announce = first.replace("parse.sh ", "announce.sh build ").replace(" parse ", " announce build ")
     resume = first.replace("parse.sh ", f"resume.sh {manifest} ").replace(" parse ", f" resume {manifest} ")
+    if "parse.sh " in first:
+        persist = first + " | " + first.split("parse.sh ")[0].split("<<")[0] + f"persist.sh {manifest}"
+    else:
+        persist = first + " | " + first.split(" parse ")[0] + f" persist {manifest}"
     suffix = template.name[len("parse") :]
     return [
         Template("announce" + suffix, template.directory, announce + "\n" + rest, "announce"),
         Template("resume" + suffix, template.directory, resume + "\n" + rest, "resume"),
+        Template("persist" + suffix, template.directory, persist + "\n" + rest, "persist"),
     ]
 
 
@@ -210,7 +216,10 @@ def test_the_document_has_every_template() -> None:
         assert "--config-path" in first[:options_end], template.name
     assert {d.name for name in FALLBACKS for d in derived(BY_NAME[name])} == {
         "announce-installed", "announce-compat", "announce-bash", "resume-installed", "resume-compat", "resume-bash",
+        "persist-installed", "persist-compat", "persist-bash",
     }  # fmt: skip
+    bash_persist = next(d for d in derived(BY_NAME["parse-bash"]) if d.name == "persist-bash")
+    assert "| bash sage/core/flag_parser/persist.sh .sage/cycle.md\n" in bash_persist.text
 
 
 @pytest.mark.parametrize("shell", ["bash", "sh"])
