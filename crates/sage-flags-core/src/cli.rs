@@ -326,6 +326,26 @@ mod tests {
     }
 
     #[test]
+    fn stdin_switch_bound_nul_and_terminal() {
+        let run_stdin = |args: &[&str], input: &[u8]| run_parse(args, Some(&mut &input[..]));
+        let ok = run_stdin(&["--config-path", "--stdin", "--stdin"], b" --autonomous go \n");
+        assert_eq!(ok.status, OK);
+        assert!(String::from_utf8(ok.stdout).unwrap().contains("\"goal\": \"go\""));
+        assert_eq!(run_stdin(&["--stdin", "x"], b"go").status, USAGE_ERROR); // I1
+        assert_eq!(run_stdin(&["--", "--stdin"], b"go").status, PARSE_ERROR); // an operand after --: E1
+        let exactly = vec![b'x'; STDIN_LIMIT];
+        assert_eq!(run_stdin(&["--stdin"], &exactly).status, OK);
+        let over = vec![b'x'; STDIN_LIMIT + 1];
+        assert_eq!(run_stdin(&["--stdin"], &over).status, USAGE_ERROR); // I4
+        let mut nul_then_over = b"a\0".to_vec();
+        nul_then_over.extend_from_slice(&over);
+        let nul = run_stdin(&["--stdin"], &nul_then_over); // I3: E4, before the size
+        assert_eq!(nul.status, PARSE_ERROR);
+        assert!(String::from_utf8(nul.stdout).unwrap().contains("not valid UTF-8"));
+        assert_eq!(run_parse(&["--stdin"], None).status, USAGE_ERROR); // I5: a terminal
+    }
+
+    #[test]
     fn trailing_config_path_is_a_usage_error() {
         let output = parse_argv(&["go", "--config-path"]);
         assert_eq!(output.status, USAGE_ERROR);
