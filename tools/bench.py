@@ -94,6 +94,8 @@ class Bench:
         self.layers = {layer.name: layer for layer in all_layers() if "parse" in layer.commands}
         self.results: Dict[str, Any] = {"runs": runs, "layers": list(self.layers)}
         self.small = self.file("small.yaml", SMALL_CONFIG)
+        # As pip does on install: without .pyc files (PYTHONDONTWRITEBYTECODE is set here) every start compiles.
+        subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "python"), str(ROOT / "sage")], check=True)
 
     def file(self, name: str, data: bytes) -> Path:
         path = self.work / name
