@@ -74,6 +74,8 @@ SAGE_FLAGS_E4='Arguments are not valid UTF-8.'
 # source this file set -1 (all input through parse_large.sh: same bytes, the
 # other path).
 SAGE_FLAGS__FAST_LIMIT=1024
+# H1: the largest config honored, in bytes (the Python and Rust layers' CONFIG_LIMIT).
+SAGE_FLAGS_CONFIG_LIMIT=65536
 # Absolute: the sourcing script may cd, and `. name` would search PATH.
 sage_flags__locate() {
     local IFS=$' \t\n' # see "IFS" above: case patterns too
@@ -146,8 +148,11 @@ sage_flags_load_defaults() {
         SAGE_FLAGS_DEFAULTS[i]=false
     done
     # C12: test -f follows symlinks and rejects FIFOs and devices (never
-    # blocks). read -d '' succeeds only at a NUL: then no defaults.
-    if [[ -z ${1-} || ! -f $1 ]] || { IFS= read -r -d '' text; } 2>/dev/null <"$1"; then
+    # blocks). H1: at most the bound plus one byte is read (read -n: bash 3.2
+    # has no -N); read succeeds only at a NUL or at that many bytes, both of
+    # which give no defaults.
+    if [[ -z ${1-} || ! -f $1 ]] ||
+        { IFS= read -r -d '' -n $((SAGE_FLAGS_CONFIG_LIMIT + 1)) text; } 2>/dev/null <"$1"; then
         return 0
     fi
     if ((${#text} > SAGE_FLAGS__FAST_LIMIT)); then
