@@ -16,13 +16,17 @@
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
 
-set -u
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
+\set -u
 case ${BASH_SOURCE[0]} in
     */*) sage_flags_announce_dir=${BASH_SOURCE[0]%/*} ;;
     *) sage_flags_announce_dir=. ;;
 esac
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! . "$sage_flags_announce_dir/parse.sh"; then
+if ! \. "$sage_flags_announce_dir/parse.sh"; then
     printf '%s\n' "announce.sh: cannot load $sage_flags_announce_dir/parse.sh" >&2
     exit 3
 fi

@@ -12,9 +12,13 @@
 
 # The directory of this file; "./" when it was run by a bare name, so that
 # source never searches PATH.
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
 SAGE_FLAGS_DIR=${BASH_SOURCE[0]%batch.sh}
 # shellcheck source=parse.sh
-. "${SAGE_FLAGS_DIR:-./}parse.sh" || exit 3
+\. "${SAGE_FLAGS_DIR:-./}parse.sh" || exit 3
 
 sage_flags_batch_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header

@@ -41,13 +41,17 @@
 #                                         with SAGE_FLAGS_UNSAFE set when nothing was written.
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API the sourcing scripts read
-set -u
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
+\set -u
 case ${BASH_SOURCE[0]} in
     */*) sage_flags_persist_dir=${BASH_SOURCE[0]%/*} ;;
     *) sage_flags_persist_dir=. ;;
 esac
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! . "$sage_flags_persist_dir/parse.sh"; then
+if ! \. "$sage_flags_persist_dir/parse.sh"; then
     printf '%s\n' "persist.sh: cannot load $sage_flags_persist_dir/parse.sh" >&2
     exit 3
 fi
