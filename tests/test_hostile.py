@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from parity.layers import ROOT, BashInterpreter
+from parity.layers import ROOT, BashInterpreter, Layer, available_layers
 
 DIR = ROOT / "sage" / "core" / "flag_parser"
 MANIFEST = b"---\ntitle: x\nflags:\n  quality_locked: false\n---\nbody\n"
@@ -168,3 +168,103 @@ def test_the_config_bound_is_one_number_in_every_layer() -> None:
     assert re.search(r"pub const CONFIG_LIMIT: u64 = 64 \* 1024;", rust)
     assert re.search(r"^SAGE_FLAGS_CONFIG_LIMIT=65536$", bash, re.M)
     assert CONFIG_LIMIT == 64 * 1024 == 65536
+
+
+# --- H8-H9: standard streams, in every layer -------------------------------------------------------------------
+
+WRITE_FAILED_MESSAGE = b"sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n"
+CONTRACT_LINE = b'{"quality_locked": true, "autonomous": false, "goal": "x", "error": null, '
+CONTRACT_LINE += b'"quality_locked_source": "flag", "autonomous_source": null}\n'
+
+
+def stream_cases(tmp: Path) -> List[Tuple[str, List[bytes], bytes]]:
+    manifest = tmp / "manifest.md"
+    manifest.write_bytes(MANIFEST)
+    return [
+        ("parse", [b"--autonomous", b"go"], b""),
+        ("parse", [b"--nope"], b""),
+        ("batch", [], b"a\0--nope\0"),
+        ("announce", [b"build", b"go"], b""),
+        ("resume", [os.fsencode(manifest), b"go"], b""),
+        ("persist", [os.fsencode(manifest)], CONTRACT_LINE),
+    ]
+
+
+def layer_cases(command: str) -> List[object]:
+    return [pytest.param(layer, id=layer.name) for layer in available_layers(command)]
+
+
+def run_layer(layer: Layer, command: str, args: List[bytes], stdin: bytes, stdout, close: Tuple[int, ...] = ()):
+    """The layer's real command line; the fds in ``close`` closed in the child (a caller's `>&-`, `<&-`)."""
+    env = dict(os.environ, **layer.env)
+    process = subprocess.Popen(
+        layer.argv(command, args),
+        stdin=subprocess.PIPE if 0 not in close else None,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=layer.cwd,
+        preexec_fn=(lambda: [os.close(fd) for fd in close]) if close else None,
+    )
+    if process.stdin:
+        process.stdin.write(stdin)
+        process.stdin.close()
+    assert process.stderr
+    stderr = process.stderr.read()
+    return process.wait(timeout=60), stderr
+
+
+@pytest.mark.parametrize("how", ["closed", "full", "broken-pipe"])
+@pytest.mark.parametrize("command", ["parse", "batch", "announce", "resume", "persist"])
+def test_an_unwritable_stdout_is_status_4_and_one_line(command: str, how: str, tmp_path: Path) -> None:
+    """H9, in every layer that has the command: no traceback, no bash error, no silent success."""
+    layers = available_layers(command)
+    assert layers
+    for layer in layers:
+        work = tmp_path / layer.name
+        work.mkdir()
+        for name, args, stdin in stream_cases(work):
+            if name != command:
+                continue
+            if how == "closed":
+                status, stderr = run_layer(layer, command, args, stdin, subprocess.DEVNULL, close=(1,))
+            elif how == "full":
+                with open("/dev/full", "wb") as full:
+                    status, stderr = run_layer(layer, command, args, stdin, full)
+            else:
+                read_end, write_end = os.pipe()
+                os.close(read_end)  # the reader is gone before the first write (SIGPIPE: default in the child)
+                try:
+                    status, stderr = run_layer(layer, command, args, stdin, write_end)
+                finally:
+                    os.close(write_end)
+            assert (status, stderr) == (4, WRITE_FAILED_MESSAGE), (layer.name, args)
+
+
+@pytest.mark.parametrize("layer", layer_cases("batch"))
+def test_a_closed_stdin_is_no_records(layer: Layer) -> None:
+    """H8 (D22.1): `batch <&-` is status 0, nothing on stdout or stderr, in every layer."""
+    process = subprocess.run(
+        layer.argv("batch", []),
+        capture_output=True,
+        env=dict(os.environ, **layer.env),
+        cwd=layer.cwd,
+        preexec_fn=lambda: os.close(0),
+        timeout=60,
+    )
+    assert (process.returncode, process.stdout, process.stderr) == (0, b"", b""), layer.name
+
+
+@pytest.mark.parametrize("layer", layer_cases("parse"))
+def test_parse_ignores_a_closed_stdin(layer: Layer) -> None:
+    """H8: parse, announce and resume never read stdin."""
+    process = subprocess.run(
+        layer.argv("parse", [b"--autonomous", b"go"]),
+        capture_output=True,
+        env=dict(os.environ, **layer.env),
+        cwd=layer.cwd,
+        preexec_fn=lambda: os.close(0),
+        timeout=60,
+    )
+    assert (process.returncode, process.stderr) == (0, b""), layer.name
+    assert b'"autonomous": true, "goal": "go"' in process.stdout

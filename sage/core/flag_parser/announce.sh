@@ -125,7 +125,7 @@ sage_flags_announce_main() {
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"
     if ! sage_flags_parse "$SAGE_FLAGS_ARGUMENTS"; then
         sage_flags_terminal_safe "$SAGE_FLAGS_ERROR"
-        printf 'Sage: %s\n' "$SAGE_FLAGS_SAFE"
+        sage_flags_write "Sage: $SAGE_FLAGS_SAFE"$'\n' || return
         return 1
     fi
     line="Sage $SAGE_FLAGS_ARROW $workflow workflow."
@@ -141,17 +141,17 @@ sage_flags_announce_main() {
             sep=', '
         fi
     done
-    printf '%s\n' "$line"
+    line+=$'\n' # the whole text is written at once (H9)
     for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
         if [[ -n ${SAGE_FLAGS_NOTES[j]} ]]; then
-            printf 'Note: %s\n' "${SAGE_FLAGS_NOTES[j]}" # digits and ASCII only: terminal-safe
+            line+="Note: ${SAGE_FLAGS_NOTES[j]}"$'\n' # digits and ASCII only: terminal-safe
         fi
     done
     if [[ -n $SAGE_FLAGS_GOAL ]]; then
         sage_flags_terminal_safe "$SAGE_FLAGS_GOAL"
-        printf 'Goal: %s\n' "$SAGE_FLAGS_SAFE" # TAB and LF stay raw, as typed
+        line+="Goal: $SAGE_FLAGS_SAFE"$'\n' # TAB and LF stay raw, as typed
     fi
-    return 0
+    sage_flags_write "$line"
 }
 
 main() {

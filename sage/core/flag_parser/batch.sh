@@ -32,10 +32,12 @@ sage_flags_batch_main() {
         return 2
     fi
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"  # C22: read once
-    while IFS= read -r -d '' record || [[ -n $record ]]; do
+    # H8: a closed stdin (EBADF) is no records, silently, as in every layer (D22.1).
+    record=
+    while { IFS= read -r -d '' record; } 2>/dev/null || [[ -n ${record-} ]]; do
         sage_flags_parse "$record" || status=1
         sage_flags_render_json
-        printf '%s\n' "$SAGE_FLAGS_JSON"
+        sage_flags_write "$SAGE_FLAGS_JSON"$'\n' || return
     done
     return "$status"
 }

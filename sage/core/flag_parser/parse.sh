@@ -23,6 +23,7 @@
 #   sage_flags_render_json         C16-C17: the last parse as JSON in SAGE_FLAGS_JSON.
 #   sage_flags_json_string STRING  C17: a quoted JSON string in SAGE_FLAGS_JSON_STRING.
 #   sage_flags_is_utf8 STRING      C10: status 0 iff STRING is valid UTF-8.
+#   sage_flags_write TEXT          H9: TEXT on stdout, or one stderr line and status 4.
 #   sage_flags_main ARGV...        the parse entry: all of the above, output, status.
 # Vocabulary (generated from spec/flags.toml): SAGE_FLAGS_MODE_KEYS (JSON keys),
 # SAGE_FLAGS_MODE_NAMES (dashed flag names), SAGE_FLAGS_SUPPORTED (the E1 list),
@@ -57,6 +58,7 @@ LC_ALL=C
 unset GLOBIGNORE BASH_COMPAT CDPATH TMOUT FUNCNEST
 set +o posix +e +x +v -u -f +a +b +C +E +H +k +T -B +o pipefail
 trap - EXIT ERR DEBUG RETURN
+trap '' PIPE # H9: a reader gone is a failed write (status 4), as in Python and Rust, not a silent death
 shopt -u nocasematch nocaseglob extglob expand_aliases extdebug failglob nullglob dotglob xpg_echo
 shopt -s extquote
 # bash 4.1+ lists its options that are on in BASHOPTS (e.g. set by BASHOPTS in
@@ -349,6 +351,17 @@ sage_flags_render_json() {
     return 0
 }
 
+# H9: prints $1 as is on stdout. When stdout is closed, full or a broken pipe:
+# one line on stderr (the same in every layer) and status 4.
+SAGE_FLAGS_WRITE_FAILED=4
+sage_flags_write() {
+    if ! printf '%s' "$1" 2>/dev/null; then
+        printf '%s\n' 'sage-flags: cannot write the output to stdout (closed, full or a broken pipe)' >&2
+        return "$SAGE_FLAGS_WRITE_FAILED"
+    fi
+    return 0
+}
+
 sage_flags_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
     if ! sage_flags_split_argv ${1+"$@"}; then
@@ -359,7 +372,7 @@ sage_flags_main() {
     local status=0
     sage_flags_parse "$SAGE_FLAGS_ARGUMENTS" || status=1
     sage_flags_render_json
-    printf '%s\n' "$SAGE_FLAGS_JSON"
+    sage_flags_write "$SAGE_FLAGS_JSON"$'\n' || return
     return "$status"
 }
 

@@ -680,16 +680,15 @@ sage_flags_persist_main() {
         return 2
     fi
     if ((SAGE_FLAGS_LINE_HAS_ERROR)); then
-        printf '%s' "$line"
+        sage_flags_write "$line" || return
         return 1
     fi
     if ! sage_flags_persist "$1"; then
         printf '%s\n' "persist.sh: cannot update the manifest: $SAGE_FLAGS_UNSAFE" >&2
-        printf '%s' "$line"
+        sage_flags_write "$line" || return
         return 3
     fi
-    printf '%s' "$line"
-    return 0
+    sage_flags_write "$line"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -86,7 +86,7 @@ sage_flags_resume_main() {
         fi
     done
     sage_flags_render_json
-    printf '%s\n' "${SAGE_FLAGS_JSON%\}}, \"notes\": [$notes]}"
+    sage_flags_write "${SAGE_FLAGS_JSON%\}}, \"notes\": [$notes]}"$'\n' || return
     return "$status"
 }
 
