@@ -18,39 +18,20 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from parity.layers import ROOT, BashInterpreter, Layer, available_layers
+from parity.strategies import HIJACKED_BUILTINS, HIJACKING_FUNCTION, HOSTILE_BASH_ENV
 
 DIR = ROOT / "sage" / "core" / "flag_parser"
 MANIFEST = b"---\ntitle: x\nflags:\n  quality_locked: false\n---\nbody\n"
 
-# Every builtin the scripts call, and some they do not, as functions that would change the output.
-# (Not `builtin`: the functions' own `builtin echo` would then call itself forever.)
-HIJACKED = ["printf", "read", "set", "unset", "shopt", "local", "return", "test", "echo", "trap", "enable"]
-HIJACKED += ["command", "exit", "shift", "declare", "true", "false", "break", "continue", "source", "eval"]
+HIJACKED = list(HIJACKED_BUILTINS)
+BASH_ENV_FILE = HOSTILE_BASH_ENV
 
 
 def exported_functions(bash: BashInterpreter) -> Dict[str, str]:
     """The environment that defines each HIJACKED name as a function in a bash started with it."""
-    body = "() { builtin echo hijacked; }"
     if bash.version < (4, 0):  # bash 3.2.48 (never patched for Shellshock) imports `name=() {...}`
-        return {name: body for name in HIJACKED}
-    return {f"BASH_FUNC_{name}%%": body for name in HIJACKED}
-
-
-# Options and traps first, then functions, then aliases: each would take over the file's own commands below it.
-BASH_ENV_FILE = """\
-shopt -s expand_aliases nocasematch extglob nullglob failglob dotglob xpg_echo
-shopt -u extquote
-set -e -o pipefail -C -a -k -E -T -H
-set +B
-trap 'builtin echo exit-trap' EXIT
-trap 'builtin echo err-trap' ERR
-trap 'builtin echo return-trap' RETURN
-.() { builtin echo hijacked; }
-[() { builtin echo hijacked; }
-:() { builtin echo hijacked; }
-%s
-alias printf='builtin echo alias' read='builtin echo alias'
-""" % "\n".join(f"{name}() {{ builtin echo hijacked; }}" for name in HIJACKED)
+        return {name: HIJACKING_FUNCTION for name in HIJACKED}
+    return {f"BASH_FUNC_{name}%%": HIJACKING_FUNCTION for name in HIJACKED}
 
 
 def entries(tmp: Path) -> List[Tuple[str, List[bytes], bytes]]:
