@@ -25,7 +25,8 @@ usage: sage-flags parse ARGUMENTS... [--config-path PATH]
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
        and print one JSON line: the modes, their sources, the goal or an error.
        Exit status 0 clean, 1 error in the arguments (JSON still printed),
-       2 usage error. Nothing inside parse is ever taken as help.
+       2 usage error, 4 stdout took nothing (closed, full, broken pipe).
+       Nothing inside parse is ever taken as help.
 batch  The same for every NUL-terminated record on stdin, one line each,
        flushed as it is written; the config is read once.
 
