@@ -219,6 +219,10 @@ def test_an_unwritable_stdout_is_status_4_and_one_line(command: str, how: str, t
                     status, stderr = run_layer(layer, command, args, stdin, write_end)
                 finally:
                     os.close(write_end)
+            if how == "closed" and layer.name == "exe":
+                # Rust's runtime reopens a closed stdout on /dev/null before main: like `>/dev/null` (H9).
+                assert (status, stderr) == run_layer(layer, command, args, stdin, subprocess.DEVNULL), args
+                continue
             assert (status, stderr) == (4, WRITE_FAILED_MESSAGE), (layer.name, args)
 
 

@@ -4,7 +4,7 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
@@ -27,42 +27,10 @@ sys.exit(main())
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
     let items: Vec<Vec<u8>> = argv.iter().map(os_bytes).collect();
-    let mut stdout: Box<dyn Write> =
-        if stdout_was_closed() { Box::new(ClosedStdout) } else { Box::new(io::stdout().lock()) };
-    match program(&items, &mut io::stdin().lock(), &mut stdout, &mut io::stderr().lock()) {
+    // A stdout closed at start is not seen here: Rust's runtime has put /dev/null there (SPEC H9).
+    match program(&items, &mut io::stdin().lock(), &mut io::stdout().lock(), &mut io::stderr().lock()) {
         Exit::Status(status) => ExitCode::from(u8::try_from(status).unwrap_or(1)),
         Exit::Python => hand_to_python(&argv),
-    }
-}
-
-/// Rust's runtime reopens a standard stream that was closed at start on /dev/null (read-write)
-/// before `main` runs, so `sage-flags parse go >&-` would write into it and report success. On
-/// Linux that descriptor is told apart from a caller's `>/dev/null` (write-only) by its flags;
-/// elsewhere a closed stdout stays indistinguishable from /dev/null (docs/SPEC.md H9).
-#[cfg(target_os = "linux")]
-fn stdout_was_closed() -> bool {
-    if std::fs::read_link("/proc/self/fd/1").ok().as_deref() != Some(std::path::Path::new("/dev/null")) {
-        return false;
-    }
-    let info = std::fs::read_to_string("/proc/self/fdinfo/1").unwrap_or_default();
-    let flags = info.lines().find_map(|line| line.strip_prefix("flags:"));
-    flags.and_then(|flags| u32::from_str_radix(flags.trim(), 8).ok()).is_some_and(|flags| flags & 0o3 == 0o2)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn stdout_was_closed() -> bool {
-    false
-}
-
-/// The stdout of a program started with it closed: every write fails as it would have (EBADF).
-struct ClosedStdout;
-
-impl Write for ClosedStdout {
-    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-        Err(io::Error::from_raw_os_error(9))
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 
