@@ -155,6 +155,7 @@ sage_flags_announce_main() {
 }
 
 main() {
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death
     sage_flags_announce_main ${1+"$@"}
 }
 

@@ -29,7 +29,9 @@
 # SAGE_FLAGS_MODE_NAMES (dashed flag names), SAGE_FLAGS_SUPPORTED (the E1 list),
 # and for the modes that take a value, at their mode's index: SAGE_FLAGS_VALUE_FIELDS,
 # SAGE_FLAGS_NOTE_FIELDS, SAGE_FLAGS_VALUE_NAMES, _DEFAULTS, _MINIMUMS, _CAPS.
-# Sourcing sets LC_ALL=C, set -u -f, extglob, posix, nocasematch off; functions
+# Sourcing removes functions named like builtins or keywords and all aliases
+# (docs/SPEC.md H2), clears the EXIT/ERR/DEBUG/RETURN traps, sets LC_ALL=C,
+# set -u -f, extglob, posix, nocasematch and other options off (H3); functions
 # change IFS only as a local. IFS: each public function (here and in the other
 # scripts) sets the default IFS as a local first, whatever the caller's: bash
 # 3.2 reads a byte of IFS in a [[ == ]] or case pattern as a literal (IFS=-
@@ -58,7 +60,6 @@ LC_ALL=C
 unset GLOBIGNORE BASH_COMPAT CDPATH TMOUT FUNCNEST
 set +o posix +e +x +v -u -f +a +b +C +E +H +k +T -B +o pipefail
 trap - EXIT ERR DEBUG RETURN
-trap '' PIPE # H9: a reader gone is a failed write (status 4), as in Python and Rust, not a silent death
 shopt -u nocasematch nocaseglob extglob expand_aliases extdebug failglob nullglob dotglob xpg_echo
 shopt -s extquote
 # bash 4.1+ lists its options that are on in BASHOPTS (e.g. set by BASHOPTS in
@@ -377,6 +378,7 @@ sage_flags_main() {
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death (not when sourced)
     sage_flags_main ${1+"$@"}
     exit
 fi

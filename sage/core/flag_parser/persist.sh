@@ -692,6 +692,7 @@ sage_flags_persist_main() {
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death (not when sourced)
     sage_flags_persist_main ${1+"$@"}
     exit
 fi
