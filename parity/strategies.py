@@ -16,6 +16,7 @@ spec/flags.toml), so adding a flag widens the fuzzer too.
 
 from __future__ import annotations
 
+import atexit
 import locale
 import os
 import random
@@ -752,6 +753,7 @@ def hostile_bash_env_file() -> str:
     fd, path = tempfile.mkstemp(prefix="sage-flags-bash-env-", suffix=".sh")
     with os.fdopen(fd, "w") as file:
         file.write(HOSTILE_BASH_ENV)
+    atexit.register(os.unlink, path)
     return path
 
 
