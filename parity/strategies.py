@@ -16,9 +16,12 @@ spec/flags.toml), so adding a flag widens the fuzzer too.
 
 from __future__ import annotations
 
+import atexit
 import locale
+import os
 import random
 import subprocess
+import tempfile
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
@@ -739,9 +742,50 @@ def usable_locales() -> Tuple[str, ...]:
     return tuple(usable)
 
 
+# A BASH_ENV file of a user who customises non-interactive shells (docs/SPEC.md H2-H4): it prints nothing (what it
+# prints, a direct bash call prints too: H4) but takes over builtins, `.`, `[` and `:`, sets options, traps and
+# aliases. Options and traps first, then functions, then aliases: each takes over the file's own lines below it.
+HIJACKED_BUILTINS = ("printf", "read", "set", "unset", "shopt", "local", "return", "test", "echo", "trap", "enable")
+HOSTILE_BASH_ENV = (
+    "shopt -s expand_aliases nocasematch extglob nullglob failglob dotglob xpg_echo\n"
+    "shopt -u extquote\n"
+    "set -e -o pipefail -C -a -k -E -T -H\n"
+    "set +B\n"
+    "trap 'builtin echo exit-trap' EXIT\n"
+    "trap 'builtin echo err-trap' ERR\n"
+    "trap 'builtin echo return-trap' RETURN\n"
+    + "".join("%s() { builtin echo hijacked; }\n" % name for name in (".", "[", ":", *HIJACKED_BUILTINS))
+    + "alias printf='builtin echo alias' read='builtin echo alias'\n"
+)
+HIJACKING_FUNCTION = "() { builtin echo hijacked; }"
+
+
+@lru_cache(maxsize=1)
+def hostile_bash_env_file() -> str:
+    """HOSTILE_BASH_ENV in a file of this process's (for BASH_ENV and ENV)."""
+    fd, path = tempfile.mkstemp(prefix="sage-flags-bash-env-", suffix=".sh")
+    with os.fdopen(fd, "w") as file:
+        file.write(HOSTILE_BASH_ENV)
+    atexit.register(os.unlink, path)
+    return path
+
+
 def env_choices() -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     loc = usable_locales()
+    bash_env = hostile_bash_env_file()
     return (
+        ("BASH_ENV", (bash_env,)),
+        ("ENV", (bash_env,)),
+        ("CDPATH", (".:/tmp", "/:.")),
+        ("TMOUT", ("1",)),
+        ("FUNCNEST", ("1", "2")),
+        ("SHELLOPTS", ("errexit:nounset:pipefail:noclobber:allexport:errtrace:functrace", "keyword:noglob")),
+        ("BASHOPTS", ("nocasematch:extglob:nullglob:failglob:dotglob:xpg_echo:shift_verbose", "compat31")),
+        # exported functions: bash 4.4+ spells them BASH_FUNC_name%%, bash 3.2 name=() {...}
+        ("BASH_FUNC_printf%%", (HIJACKING_FUNCTION,)),
+        ("BASH_FUNC_read%%", (HIJACKING_FUNCTION,)),
+        ("printf", (HIJACKING_FUNCTION,)),
+        ("read", (HIJACKING_FUNCTION,)),
         ("LC_ALL", loc),
         ("LANG", loc),
         ("LC_CTYPE", loc),

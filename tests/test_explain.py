@@ -260,3 +260,17 @@ def test_keys_too_far_from_every_mode_are_not_listed(content: bytes, tmp_path: P
     path = tmp_path / "c.yaml"
     path.write_bytes(content)
     assert report(path)["lines"] == []
+
+
+@pytest.mark.parametrize("size", [65537, 4 << 30])
+def test_a_config_over_the_bound_is_a_finding_read_no_further(size: int, tmp_path: Path) -> None:
+    """H1: decided by fstat; a sparse 4 GiB file would take seconds and gigabytes if it were read."""
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"quality_locked: true\n")
+    os.truncate(path, size)
+    result = run([os.fsencode(path), b"--json"])
+    assert (result.returncode, result.stderr) == (0, b"")
+    data = json.loads(result.stdout)
+    assert [f["code"] for f in data["findings"]] == ["too-large"]
+    assert "%d bytes, more than the 65536" % size in data["findings"][0]["message"]
+    assert data["lines"] == [] and not any(data["defaults"].values())

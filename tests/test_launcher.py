@@ -306,3 +306,55 @@ def test_the_current_directory_cannot_shadow_the_checkout(tmp_path: Path) -> Non
     result = scenario.run([b"parse", b"x"], cwd=tmp_path / "work")
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout.startswith(b'{"quality_locked": false')
+
+
+# --- Section 15: a hostile environment (H5-H7) ---------------------------------------------------------------
+
+GO_AUTONOMOUS = b'{"quality_locked": false, "autonomous": true, "goal": "go", "error": null, ' + (
+    b'"quality_locked_source": null, "autonomous_source": "flag"}\n'
+)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("which", ["checkout", pytest.param("bash", marks=needs_bash)])
+def test_cdpath_cannot_move_the_checkout_root(which: str, shell: Shell, tmp_path: Path) -> None:
+    """H6: run as `sage/bin/sage-flags` from the project root with CDPATH=.:/tmp, `cd` would print the directory
+    into the $(...) that computes the root (then: `none`, status 3)."""
+    scenario = scenarios(tmp_path, which, shell)
+    scenario.launcher = Path("sage") / "bin" / "sage-flags"
+    scenario.env["CDPATH"] = ".:/tmp"
+    which_line = scenario.run([b"--which"], cwd=ROOT)
+    assert (which_line.returncode, which_line.stderr) == (0, b"")
+    assert which_line.stdout.decode().split(":")[0] == which
+    result = scenario.run([b"parse", b"--autonomous", b"go"], cwd=ROOT)
+    assert (result.returncode, result.stdout, result.stderr) == (0, GO_AUTONOMOUS, b"")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("which", ["checkout", pytest.param("bash", marks=needs_bash)])
+def test_a_wrapper_that_execs_the_launcher_runs_once(which: str, shell: Shell, tmp_path: Path) -> None:
+    """H7: a `sage-flags` on PATH that execs the launcher (a common way to put a vendored tool on PATH) comes back
+    to the launcher, which then skips the installed layer with one stderr line and runs the next layer."""
+    scenario = scenarios(tmp_path, which, shell)
+    wrapper = tmp_path / "bin" / "sage-flags"
+    wrapper.write_text(f'#!{tool("sh")}\nexec "{LAUNCHER}" "$@"\n')
+    wrapper.chmod(0o755)
+    result = scenario.run([b"parse", b"--autonomous", b"go"])  # timeout=30: a loop fails the test
+    assert (result.returncode, result.stdout) == (0, GO_AUTONOMOUS)
+    assert result.stderr == f"sage-flags: {wrapper} on PATH runs this launcher again; not running it\n".encode()
+    usage = scenario.run([b"parse", b"--config-path"])
+    assert (usage.returncode, usage.stdout, usage.stderr.count(b"\n")) == (2, b"", 2)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_bash_layer_runs_without_bash_env_or_shell_options(shell: Shell, tmp_path: Path) -> None:
+    """H5: the launcher removes BASH_ENV, ENV, SHELLOPTS and BASHOPTS before it runs bash, so a file they name
+    never runs and an option they set never traces or changes the bash layer."""
+    scenario = scenarios(tmp_path, "bash", shell)
+    env_file = tmp_path / "bash_env"
+    env_file.write_text("echo from-bash-env\nprintf() { builtin echo hijacked; }\n")
+    scenario.env.update(BASH_ENV=str(env_file), ENV=str(env_file), SHELLOPTS="xtrace", BASHOPTS="xpg_echo")
+    if shell.name != "dash":  # a bash running the launcher as sh takes SHELLOPTS=xtrace itself: out of scope
+        del scenario.env["SHELLOPTS"]
+    result = scenario.run([b"parse", b"--autonomous", b"go"])
+    assert (result.returncode, result.stdout, result.stderr) == (0, GO_AUTONOMOUS, b"")

@@ -28,7 +28,8 @@ usage: sage-flags parse ARGUMENTS... [--config-path PATH]
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
        and print one JSON line: the modes, their sources, the goal or an error.
        Exit status 0 clean, 1 error in the arguments (JSON still printed),
-       2 usage error. Nothing inside parse is ever taken as help.
+       2 usage error, 4 stdout took nothing (closed, full, broken pipe).
+       Nothing inside parse is ever taken as help.
        With --stdin, ARGUMENTS is standard input's bytes (at most 262144; no
        operand beside it): no shell ever sees the user's text (SPEC I1-I6).
 batch  The same for every NUL-terminated record on stdin, one line each,
@@ -37,12 +38,18 @@ batch  The same for every NUL-terminated record on stdin, one line each,
 The full contract: docs/SPEC.md.
 """
 
-# Exit statuses (C19), plus one of our own for "this layer cannot run at all".
-OK, PARSE_ERROR, USAGE_ERROR, UNAVAILABLE = 0, 1, 2, 3
+# Exit statuses (C19), plus our own for "this layer cannot run at all" (D19) and "stdout took nothing" (H9).
+OK, PARSE_ERROR, USAGE_ERROR, UNAVAILABLE, WRITE_FAILED = 0, 1, 2, 3, 4
+# H9: the same line in every layer.
+WRITE_FAILED_MESSAGE = "sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n"
 
 
 class UsageError(Exception):
     """A command line this layer refuses: status 2, one line on stderr."""
+
+
+class WriteFailed(Exception):
+    """stdout is closed, full or a broken pipe (H9): status 4, one line on stderr."""
 
 
 # I1-I6: ARGUMENTS on standard input instead of operands, at most this many bytes.
@@ -123,9 +130,14 @@ def _backend() -> "Tuple[Callable, Callable]":
 
 
 def _write(data: bytes) -> None:
-    out = sys.stdout.buffer
-    out.write(data)
-    out.flush()
+    if sys.stdout is None:  # started with stdout closed
+        raise WriteFailed()
+    try:
+        out = sys.stdout.buffer
+        out.write(data)
+        out.flush()
+    except (OSError, ValueError) as error:  # ENOSPC, EPIPE (SIGPIPE is ignored), EBADF; ValueError: closed
+        raise WriteFailed() from error
 
 
 def run_parse(items: "Sequence[bytes]") -> int:
@@ -224,7 +236,11 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None) -> int:
     except ImportError as error:
         sys.stderr.write("sage-flags: cannot run: %s\n" % error)
         return UNAVAILABLE
-    except BrokenPipeError:
-        # The reader went away; say nothing more (no traceback on stderr).
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return PARSE_ERROR
+    except WriteFailed:
+        # What is still buffered goes to the null device at exit, so no "Exception ignored" follows.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        if sys.stderr is not None:
+            sys.stderr.write(WRITE_FAILED_MESSAGE)
+        return WRITE_FAILED

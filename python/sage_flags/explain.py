@@ -21,7 +21,7 @@ import stat
 from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
-from sage_flags.reference import nearest, read_regular
+from sage_flags.reference import CONFIG_LIMIT, TooLarge, nearest, read_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -201,7 +201,11 @@ def _read(path: bytes) -> "Tuple[Optional[bytes], List[Finding]]":
     if not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in kinds if test(info.st_mode)), "not a regular file")
         return None, [_finding("not-regular-file", "not a regular file (%s): no defaults (C12)" % kind)]
-    found = read_regular(path)  # the file could be swapped for a FIFO meanwhile: never a blocking open
+    try:  # the file could be swapped for a FIFO meanwhile: never a blocking open
+        found = read_regular(path, CONFIG_LIMIT)
+    except TooLarge as error:  # decided by fstat: not a byte of a huge file is read
+        what = "%d bytes, more than the %d a config may have" % (error.size, error.limit)
+        return None, [_finding("too-large", "%s: the whole file is ignored, no defaults (H1)" % what)]
     if found is None:
         return None, [_finding("not-regular-file", "not a regular file: no defaults (C12)")]
     return found[0], []

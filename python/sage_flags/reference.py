@@ -274,14 +274,34 @@ def _number(value: str, minimum: int) -> "Optional[str]":
 _DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}
 
 
-def read_all(fd: int) -> bytes:
-    """Everything left to read from an open file descriptor."""
+# H1 (docs/SPEC.md section 15): the largest config honored. A real `.sage/config.yaml` is a few KB; 64 KiB is
+# more than ten times that, and keeps the bash floor (bash 3.2 reads a file one byte per read(2), about 1.5 us
+# each) near 0.1 s for any file, however large. The bash port and the Rust core carry the same number.
+CONFIG_LIMIT = 64 * 1024
+
+
+class TooLarge(ValueError):
+    """A file larger than the bound it was read with (H1); ``size`` is what fstat said, or the bytes seen."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__("larger than %d bytes (%d)" % (limit, size))
+        self.size = size
+        self.limit = limit
+
+
+def read_all(fd: int, limit: "Optional[int]" = None) -> bytes:
+    """Everything left to read from an open file descriptor; TooLarge past ``limit`` bytes (None: no bound)."""
     chunks = []
+    total = 0
     while True:
-        chunk = os.read(fd, 1 << 20)
+        want = 1 << 20 if limit is None else min(1 << 20, limit + 1 - total)
+        chunk = os.read(fd, want)
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
+        total += len(chunk)
+        if limit is not None and total > limit:  # the file grew after fstat, or fstat's size lied (/proc)
+            raise TooLarge(total, limit)
 
 
 # Every file is read through one open: O_NONBLOCK, so that opening a FIFO returns at once (the fstat after it
@@ -290,23 +310,27 @@ def read_all(fd: int) -> bytes:
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def read_regular(path: "Union[str, bytes]") -> "Optional[Tuple[bytes, int]]":
+def read_regular(path: "Union[str, bytes]", limit: "Optional[int]" = None) -> "Optional[Tuple[bytes, int]]":
     """(bytes, st_mode) of the regular file at ``path`` (symlinks followed); None when it is something else.
 
-    Never blocks on a FIFO. Raises OSError (ValueError for a NUL in the path) when it cannot be opened or read.
+    Never blocks on a FIFO. Raises OSError (ValueError for a NUL in the path) when it cannot be opened or read,
+    and TooLarge (a ValueError) when it holds more than ``limit`` bytes: decided by fstat before reading, and
+    never more than ``limit + 1`` bytes read.
     """
     fd = os.open(path, _READ_FLAGS)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
-        return read_all(fd), mode
+        if limit is not None and info.st_size > limit:
+            raise TooLarge(info.st_size, limit)
+        return read_all(fd, limit), info.st_mode
     finally:
         os.close(fd)
 
 
 def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
-    """The bytes of a regular file, or None (C12)."""
+    """The bytes of a regular file of at most CONFIG_LIMIT bytes, or None (C12, H1)."""
     if path is None:
         return None
     try:
@@ -316,8 +340,8 @@ def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
     if not path:  # C11
         return None
     try:
-        found = read_regular(path)
-    except (OSError, ValueError):
+        found = read_regular(path, CONFIG_LIMIT)
+    except (OSError, ValueError):  # TooLarge too
         return None
     return None if found is None else found[0]
 

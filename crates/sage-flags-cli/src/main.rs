@@ -29,6 +29,7 @@ fn main() -> ExitCode {
     let items: Vec<Vec<u8>> = argv.iter().map(os_bytes).collect();
     let stdin = io::stdin();
     let is_terminal = stdin.is_terminal();
+    // A stdout closed at start is not seen here: Rust's runtime has put /dev/null there (SPEC H9).
     match program(&items, &mut stdin.lock(), is_terminal, &mut io::stdout().lock(), &mut io::stderr().lock()) {
         Exit::Status(status) => ExitCode::from(u8::try_from(status).unwrap_or(1)),
         Exit::Python => hand_to_python(&argv),

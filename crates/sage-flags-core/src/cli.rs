@@ -13,6 +13,11 @@ pub const OK: i32 = 0;
 pub const PARSE_ERROR: i32 = 1;
 /// A command line the command refuses (C3): nothing on stdout.
 pub const USAGE_ERROR: i32 = 2;
+/// stdout is closed, full or a broken pipe (H9): [`WRITE_FAILED_MESSAGE`] on stderr.
+pub const WRITE_FAILED: i32 = 4;
+/// H9: the one stderr line of every layer when the output could not be written.
+pub const WRITE_FAILED_MESSAGE: &str =
+    "sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n";
 
 /// What a command printed and its exit status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -257,9 +262,9 @@ pub enum Exit {
 /// The native `sage-flags` program: `argv` is its command line without the program name.
 /// `parse`, `batch` (streamed, C22), `announce` and `--version` run here, with the same bytes
 /// and statuses as the Python command line; a usage error is one `sage-flags: ...` line on
-/// stderr and status 2. Like the Python CLI, a reader that goes away ends the program with
-/// status 1 and nothing more on stderr. `stdin_is_terminal`: `--stdin` refuses to wait for a
-/// person to type (I5).
+/// stderr and status 2. Like every layer, output that cannot be written (stdout closed, full,
+/// or a reader gone) ends the program with status 4 and [`WRITE_FAILED_MESSAGE`] (H9).
+/// `stdin_is_terminal`: `--stdin` refuses to wait for a person to type (I5).
 pub fn program<A: AsRef<[u8]>>(
     argv: &[A],
     stdin: &mut dyn Read,
@@ -299,11 +304,10 @@ fn usage(stderr: &mut dyn Write, message: &str) -> Exit {
     Exit::Status(USAGE_ERROR)
 }
 
-fn write_failed(stderr: &mut dyn Write, error: &io::Error) -> Exit {
-    if error.kind() != io::ErrorKind::BrokenPipe {
-        let _ = writeln!(stderr, "sage-flags: cannot write the output: {error}");
-    }
-    Exit::Status(PARSE_ERROR)
+fn write_failed(stderr: &mut dyn Write, _error: &io::Error) -> Exit {
+    // Nothing more can be done when stderr is gone too.
+    let _ = stderr.write_all(WRITE_FAILED_MESSAGE.as_bytes());
+    Exit::Status(WRITE_FAILED)
 }
 
 #[cfg(test)]
@@ -465,11 +469,11 @@ mod program_tests {
     }
 
     #[test]
-    fn a_closed_stdout_is_status_1_and_silent() {
-        for argv in [&["parse", "go"][..], &["batch"]] {
+    fn a_closed_stdout_is_status_4_and_one_line() {
+        for argv in [&["parse", "go"][..], &["batch"], &["announce", "build", "x"], &["--version"]] {
             let mut stderr = Vec::new();
             let exit = program(argv, &mut &b"a\0"[..], false, &mut Closed, &mut stderr);
-            assert_eq!((exit, stderr), (Exit::Status(PARSE_ERROR), Vec::new()), "{argv:?}");
+            assert_eq!((exit, stderr), (Exit::Status(WRITE_FAILED), WRITE_FAILED_MESSAGE.as_bytes().to_vec()));
         }
     }
 }

@@ -59,19 +59,30 @@ fn open_without_blocking(path: &Path) -> Option<File> {
     options.open(path).ok()
 }
 
-/// The bytes of the regular file at `path` (symlinks followed), or `None` (C12).
+/// H1 (docs/SPEC.md section 15): the largest config honored, in bytes. A real `.sage/config.yaml` is a few
+/// KB; the bound keeps a huge or sparse file from costing time or memory. The same number as the Python
+/// reference's `CONFIG_LIMIT` and the bash port's `SAGE_FLAGS_CONFIG_LIMIT`.
+pub const CONFIG_LIMIT: u64 = 64 * 1024;
+
+/// The bytes of the regular file at `path` (symlinks followed) of at most [`CONFIG_LIMIT`] bytes,
+/// or `None` (C12, H1).
 fn read_regular_file(path: &[u8]) -> Option<Vec<u8>> {
     if path.is_empty() || path.contains(&0) {
         return None; // C11; a NUL cannot be in a path
     }
-    let mut file = open_without_blocking(bytes_to_path(path)?)?;
-    // fstat on the open descriptor: a FIFO, device or directory is rejected here.
+    let file = open_without_blocking(bytes_to_path(path)?)?;
+    // fstat on the open descriptor: a FIFO, device or directory is rejected here, and so is
+    // a file too large (H1), before a byte of it is read.
     let metadata = file.metadata().ok()?;
-    if !metadata.is_file() {
+    if !metadata.is_file() || metadata.len() > CONFIG_LIMIT {
         return None;
     }
-    let mut data = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).min(1 << 20) + 1);
-    file.read_to_end(&mut data).ok()?;
+    // At most one byte past the bound, whatever fstat said (a file growing meanwhile).
+    let mut data = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
+    file.take(CONFIG_LIMIT + 1).read_to_end(&mut data).ok()?;
+    if data.len() as u64 > CONFIG_LIMIT {
+        return None;
+    }
     Some(data)
 }
 
@@ -143,5 +154,22 @@ mod tests {
         assert_eq!(load_defaults(b"/"), Defaults::NONE);
         assert_eq!(load_defaults(b"/dev/zero"), Defaults::NONE);
         assert_eq!(load_defaults(b"a\0b"), Defaults::NONE);
+    }
+
+    #[test]
+    fn a_config_over_the_bound_gives_no_defaults() {
+        let dir = std::env::temp_dir().join(format!("sage-flags-config-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.yaml");
+        let limit = usize::try_from(CONFIG_LIMIT).unwrap();
+        let mut data = b"autonomous: true\n".to_vec();
+        data.resize(limit, b'#');
+        std::fs::write(&path, &data).unwrap();
+        let path_bytes = path.to_str().unwrap().as_bytes().to_vec();
+        assert_eq!(load_defaults(&path_bytes).keys().collect::<Vec<_>>(), ["autonomous"]);
+        data.push(b'#');
+        std::fs::write(&path, &data).unwrap();
+        assert_eq!(load_defaults(&path_bytes), Defaults::NONE);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,7 +15,7 @@ mod config;
 pub mod suggest;
 pub mod vocab;
 
-pub use config::{load_defaults, parse_defaults};
+pub use config::{load_defaults, parse_defaults, CONFIG_LIMIT};
 pub use vocab::{MODES, SUPPORTED_FLAGS, VALUE_MODES};
 
 /// How many modes the vocabulary has.

@@ -18,13 +18,17 @@
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
 
-set -u
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
+\set -u
 case ${BASH_SOURCE[0]} in
     */*) sage_flags_announce_dir=${BASH_SOURCE[0]%/*} ;;
     *) sage_flags_announce_dir=. ;;
 esac
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! . "$sage_flags_announce_dir/parse.sh"; then
+if ! \. "$sage_flags_announce_dir/parse.sh"; then
     printf '%s\n' "announce.sh: cannot load $sage_flags_announce_dir/parse.sh" >&2
     exit 3
 fi
@@ -151,7 +155,7 @@ sage_flags_announce_main() {
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"
     if ! sage_flags_parse "$SAGE_FLAGS_ARGUMENTS"; then
         sage_flags_terminal_safe "$SAGE_FLAGS_ERROR"
-        printf 'Sage: %s\n' "$SAGE_FLAGS_SAFE"
+        sage_flags_write "Sage: $SAGE_FLAGS_SAFE"$'\n' || return
         return 1
     fi
     line="Sage $SAGE_FLAGS_ARROW $workflow workflow."
@@ -167,20 +171,21 @@ sage_flags_announce_main() {
             sep=', '
         fi
     done
-    printf '%s\n' "$line"
+    line+=$'\n' # the whole text is written at once (H9)
     for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
         if [[ -n ${SAGE_FLAGS_NOTES[j]} ]]; then
-            printf 'Note: %s\n' "${SAGE_FLAGS_NOTES[j]}" # digits and ASCII only: terminal-safe
+            line+="Note: ${SAGE_FLAGS_NOTES[j]}"$'\n' # digits and ASCII only: terminal-safe
         fi
     done
     if [[ -n $SAGE_FLAGS_GOAL ]]; then
         sage_flags_terminal_safe "$SAGE_FLAGS_GOAL"
-        printf 'Goal: %s\n' "$SAGE_FLAGS_SAFE" # TAB raw; LF raw, then the indent (A5)
+        line+="Goal: $SAGE_FLAGS_SAFE"$'\n' # TAB raw; LF raw, then the indent (A5)
     fi
-    return 0
+    sage_flags_write "$line"
 }
 
 main() {
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death
     sage_flags_announce_main ${1+"$@"}
 }
 

@@ -12,9 +12,13 @@
 
 # The directory of this file; "./" when it was run by a bare name, so that
 # source never searches PATH.
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
 SAGE_FLAGS_DIR=${BASH_SOURCE[0]%batch.sh}
 # shellcheck source=parse.sh
-. "${SAGE_FLAGS_DIR:-./}parse.sh" || exit 3
+\. "${SAGE_FLAGS_DIR:-./}parse.sh" || exit 3
 
 sage_flags_batch_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
@@ -28,15 +32,18 @@ sage_flags_batch_main() {
         return 2
     fi
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"  # C22: read once
-    while IFS= read -r -d '' record || [[ -n $record ]]; do
+    # H8: a closed stdin (EBADF) is no records, silently, as in every layer (D22.1).
+    record=
+    while { IFS= read -r -d '' record; } 2>/dev/null || [[ -n ${record-} ]]; do
         sage_flags_parse "$record" || status=1
         sage_flags_render_json
-        printf '%s\n' "$SAGE_FLAGS_JSON"
+        sage_flags_write "$SAGE_FLAGS_JSON"$'\n' || return
     done
     return "$status"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death (not when sourced)
     sage_flags_batch_main ${1+"$@"}
     exit
 fi

@@ -27,12 +27,15 @@
 #   sage_flags_render_json         C16-C17: the last parse as JSON in SAGE_FLAGS_JSON.
 #   sage_flags_json_string STRING  C17: a quoted JSON string in SAGE_FLAGS_JSON_STRING.
 #   sage_flags_is_utf8 STRING      C10: status 0 iff STRING is valid UTF-8.
+#   sage_flags_write TEXT          H9: TEXT on stdout, or one stderr line and status 4.
 #   sage_flags_main ARGV...        the parse entry: all of the above, output, status.
 # Vocabulary (generated from spec/flags.toml): SAGE_FLAGS_MODE_KEYS (JSON keys),
 # SAGE_FLAGS_MODE_NAMES (dashed flag names), SAGE_FLAGS_SUPPORTED (the E1 list),
 # and for the modes that take a value, at their mode's index: SAGE_FLAGS_VALUE_FIELDS,
 # SAGE_FLAGS_NOTE_FIELDS, SAGE_FLAGS_VALUE_NAMES, _DEFAULTS, _MINIMUMS, _CAPS.
-# Sourcing sets LC_ALL=C, set -u -f, extglob, posix, nocasematch off; functions
+# Sourcing removes functions named like builtins or keywords and all aliases
+# (docs/SPEC.md H2), clears the EXIT/ERR/DEBUG/RETURN traps, sets LC_ALL=C,
+# set -u -f, extglob, posix, nocasematch and other options off (H3); functions
 # change IFS only as a local. IFS: each public function (here and in the other
 # scripts) sets the default IFS as a local first, whatever the caller's: bash
 # 3.2 reads a byte of IFS in a [[ == ]] or case pattern as a literal (IFS=-
@@ -40,14 +43,44 @@
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API
 
-# C20: bytes, not characters; none of the caller's shell options matter.
+# H2-H4 (docs/SPEC.md section 15): nothing the environment or a BASH_ENV file
+# defined reaches the bytes. Assigning POSIXLY_CORRECT turns POSIX mode on,
+# where special builtins such as unset are found before functions (every
+# entry script starts so, before its `.`): then no function named like a
+# builtin or keyword survives, nor any alias, and POSIX mode goes off again.
+POSIXLY_CORRECT=1
+\unset -f alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown \
+    echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout \
+    popd printf pushd pwd read readonly return set shift shopt source suspend test times trap true \
+    type typeset ulimit umask unalias unset wait 'if' 'then' 'else' 'elif' 'fi' 'case' 'esac' 'for' 'select' \
+    'while' 'until' 'do' 'done' 'in' 'function' 'time' 'coproc'
+\unset POSIXLY_CORRECT
+\unset -f . : [ '[[' ']]' '{' '}' '!'
+\unalias -a
+
+# C20: bytes, not characters; none of the caller's shell options, traps or
+# variables matter (H3: TMOUT would time out read, FUNCNEST limit calls).
 LC_ALL=C
-unset GLOBIGNORE BASH_COMPAT
-set +o posix +e +x +v -u -f
-shopt -u nocasematch nocaseglob extglob
-if [[ :${BASHOPTS-}: == *:patsub_replacement:* ]]; then # bash 5.2: & in ${s//p/r}
-    shopt -u patsub_replacement
-fi
+unset GLOBIGNORE BASH_COMPAT CDPATH TMOUT FUNCNEST
+set +o posix +e +x +v -u -f +a +b +C +E +H +k +T -B +o pipefail
+trap - EXIT ERR DEBUG RETURN
+shopt -u nocasematch nocaseglob extglob expand_aliases extdebug failglob nullglob dotglob xpg_echo
+shopt -s extquote
+# bash 4.1+ lists its options that are on in BASHOPTS (e.g. set by BASHOPTS in
+# the environment, or a BASH_ENV file): all but the harmless defaults go off,
+# so patsub_replacement (bash 5.2: & in ${s//p/r}), compat*, localvar_* too.
+sage_flags__shopt_reset() {
+    local IFS=: option
+    for option in ${BASHOPTS-}; do
+        case $option in
+            cmdhist | complete_fullquote | extquote | force_fignore | globasciiranges | globskipdots | hostcomplete) ;;
+            interactive_comments | progcomp | promptvars | sourcepath | checkwinsize | login_shell) ;;
+            restricted_shell) ;;
+            *) shopt -u "$option" 2>/dev/null ;; # bash 4.4 keeps names it lacks
+        esac
+    done
+}
+sage_flags__shopt_reset
 
 # BEGIN GENERATED: bash-vocabulary
 # generated from spec/flags.toml by tools/generate.py (make generate); do not edit
@@ -79,6 +112,8 @@ SAGE_FLAGS_STDIN_LIMIT=262144 # docs/SPEC.md I4
 # source this file set -1 (all input through parse_large.sh: same bytes, the
 # other path).
 SAGE_FLAGS__FAST_LIMIT=1024
+# H1: the largest config honored, in bytes (the Python and Rust layers' CONFIG_LIMIT).
+SAGE_FLAGS_CONFIG_LIMIT=65536
 # Absolute: the sourcing script may cd, and `. name` would search PATH.
 sage_flags__locate() {
     local IFS=$' \t\n' # see "IFS" above: case patterns too
@@ -184,8 +219,11 @@ sage_flags_load_defaults() {
         SAGE_FLAGS_DEFAULTS[i]=false
     done
     # C12: test -f follows symlinks and rejects FIFOs and devices (never
-    # blocks). read -d '' succeeds only at a NUL: then no defaults.
-    if [[ -z ${1-} || ! -f $1 ]] || { IFS= read -r -d '' text; } 2>/dev/null <"$1"; then
+    # blocks). H1: at most the bound plus one byte is read (read -n: bash 3.2
+    # has no -N); read succeeds only at a NUL or at that many bytes, both of
+    # which give no defaults.
+    if [[ -z ${1-} || ! -f $1 ]] ||
+        { IFS= read -r -d '' -n $((SAGE_FLAGS_CONFIG_LIMIT + 1)) text; } 2>/dev/null <"$1"; then
         return 0
     fi
     if ((${#text} > SAGE_FLAGS__FAST_LIMIT)); then
@@ -352,6 +390,17 @@ sage_flags_render_json() {
     return 0
 }
 
+# H9: prints $1 as is on stdout. When stdout is closed, full or a broken pipe:
+# one line on stderr (the same in every layer) and status 4.
+SAGE_FLAGS_WRITE_FAILED=4
+sage_flags_write() {
+    if ! printf '%s' "$1" 2>/dev/null; then
+        printf '%s\n' 'sage-flags: cannot write the output to stdout (closed, full or a broken pipe)' >&2
+        return "$SAGE_FLAGS_WRITE_FAILED"
+    fi
+    return 0
+}
+
 sage_flags_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
     if ! sage_flags_arguments ${1+"$@"}; then
@@ -362,11 +411,12 @@ sage_flags_main() {
     local status=0
     sage_flags_parse "$SAGE_FLAGS_ARGUMENTS" || status=1
     sage_flags_render_json
-    printf '%s\n' "$SAGE_FLAGS_JSON"
+    sage_flags_write "$SAGE_FLAGS_JSON"$'\n' || return
     return "$status"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death (not when sourced)
     sage_flags_main ${1+"$@"}
     exit
 fi

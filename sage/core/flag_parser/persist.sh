@@ -41,13 +41,17 @@
 #                                         with SAGE_FLAGS_UNSAFE set when nothing was written.
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API the sourcing scripts read
-set -u
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
+\set -u
 case ${BASH_SOURCE[0]} in
     */*) sage_flags_persist_dir=${BASH_SOURCE[0]%/*} ;;
     *) sage_flags_persist_dir=. ;;
 esac
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! . "$sage_flags_persist_dir/parse.sh"; then
+if ! \. "$sage_flags_persist_dir/parse.sh"; then
     printf '%s\n' "persist.sh: cannot load $sage_flags_persist_dir/parse.sh" >&2
     exit 3
 fi
@@ -676,19 +680,19 @@ sage_flags_persist_main() {
         return 2
     fi
     if ((SAGE_FLAGS_LINE_HAS_ERROR)); then
-        printf '%s' "$line"
+        sage_flags_write "$line" || return
         return 1
     fi
     if ! sage_flags_persist "$1"; then
         printf '%s\n' "persist.sh: cannot update the manifest: $SAGE_FLAGS_UNSAFE" >&2
-        printf '%s' "$line"
+        sage_flags_write "$line" || return
         return 3
     fi
-    printf '%s' "$line"
-    return 0
+    sage_flags_write "$line"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death (not when sourced)
     sage_flags_persist_main ${1+"$@"}
     exit
 fi

@@ -13,13 +13,17 @@
 # Rules as parse.sh: bash 3.2, no eval, no fork, set -u, LC_ALL=C. The
 # frontmatter functions are persist.sh's, sourced (persist.sh sources parse.sh).
 
-set -u
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
+# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
+\trap - EXIT ERR DEBUG RETURN
+\set +E +T
+\set -u
 case ${BASH_SOURCE[0]} in
     */*) sage_flags_resume_dir=${BASH_SOURCE[0]%/*} ;;
     *) sage_flags_resume_dir=. ;;
 esac
 # shellcheck source=sage/core/flag_parser/persist.sh
-if ! . "$sage_flags_resume_dir/persist.sh"; then
+if ! \. "$sage_flags_resume_dir/persist.sh"; then
     printf '%s\n' "resume.sh: cannot load $sage_flags_resume_dir/persist.sh" >&2
     exit 3
 fi
@@ -82,11 +86,12 @@ sage_flags_resume_main() {
         fi
     done
     sage_flags_render_json
-    printf '%s\n' "${SAGE_FLAGS_JSON%\}}, \"notes\": [$notes]}"
+    sage_flags_write "${SAGE_FLAGS_JSON%\}}, \"notes\": [$notes]}"$'\n' || return
     return "$status"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    trap '' PIPE # H9: a reader gone is a failed write (status 4), not a silent death (not when sourced)
     sage_flags_resume_main ${1+"$@"}
     exit
 fi
