@@ -14,6 +14,7 @@ parity/vectors.py plus one field, "manifest":
   the link stays a link; "directory" or "fifo": the manifest path is one.
 - M (optional): permission bits as an octal string ("0640"), set before the
   run and expected after it.
+- "as": "root" (optional): the vector holds only for root (skipped otherwise).
 
 argv items may contain {manifest} (the manifest path, manifest.md in the run's
 own directory) and {config} (the config of the "config" field). "stdin" is the
@@ -27,8 +28,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -40,7 +43,7 @@ from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
 from parity import vectors
-from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
+from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers, bash_interpreters
 from parity.test_vectors import skip_what_this_system_lacks
 
 MODE_KEYS = [key for key, _ in MODES]
@@ -390,3 +393,137 @@ def test_persist_functions_whatever_the_callers_ifs(bash: BashInterpreter, ifs: 
     )
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout == path.read_bytes() + b"\ntrue\nfalse"
+
+
+# --------------------------------------------------------------- who may write, and what persist reads (issue 16, 18)
+
+LINE = b'{"quality_locked": true, "autonomous": false, "goal": "go", "error": null, '
+LINE += b'"quality_locked_source": "flag", "autonomous_source": null}\n'
+NOBODY = 65534
+
+
+def _folder_others_can_enter() -> Path:
+    """A fresh 0777 folder another user can reach (tmp_path may sit in 0700 folders)."""
+    for base in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+        folder = Path(base)
+        if folder.is_dir() and all(os.stat(p).st_mode & stat.S_IXOTH for p in (folder, *folder.parents)):
+            shared = Path(tempfile.mkdtemp(prefix="sage-flags-persist-", dir=folder))
+            shared.chmod(0o777)  # the directory is writable: only the file's own bits may refuse
+            return shared
+    pytest.skip("no temp folder other users can enter")
+
+
+def _as_nobody_commands(shared: Path) -> Dict[str, List[str]]:
+    """persist as uid 65534 through the pure-Python layer and every bash, from copies it can read."""
+    setpriv = shutil.which("setpriv")
+    if os.name != "posix" or os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to run as another user")
+    drop = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    shutil.copytree(FLAG_PARSER_DIR, shared / "flag_parser")
+    shutil.copytree(Path(manifest.__file__).parent, shared / "python" / "sage_flags")
+    commands = {}
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python:  # the venv's interpreter may live in root's 0700 home
+        commands["python"] = [*drop, "env", f"PYTHONPATH={shared / 'python'}", python, "-m", "sage_flags", "persist"]
+    for number, interpreter in enumerate(bash_interpreters()):
+        copy = shared / f"bash{number}"
+        shutil.copyfile(interpreter.path, copy)
+        copy.chmod(0o755)
+        commands[interpreter.name] = [*drop, str(copy), str(shared / "flag_parser" / "persist.sh")]
+    for tree in (shared / "flag_parser", shared / "python"):
+        for path in [tree, *tree.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return commands
+
+
+def test_read_only_manifest_refused_for_other_users() -> None:
+    """Issue 18: a user who cannot write the file itself (0444, in a directory it may write) gets status 3,
+    the line on stdout, one stderr line, and the file byte-identical with its bits; 0644 is written (the
+    control). Root is what the kernel lets write anything: vector persist-read-only-file-as-root-rewritten."""
+    shared = _folder_others_can_enter()
+    try:
+        commands = _as_nobody_commands(shared)
+        assert commands, "no layer to run as another user"
+        before = b"---\nflags:\n  autonomous: true\n---\nbody\n"
+        for name, argv in commands.items():
+            path = shared / f"{name}.md"
+            path.write_bytes(before)
+            os.chown(path, NOBODY, NOBODY)
+            for bits, status in ((0o444, 3), (0o644, 0)):
+                path.write_bytes(before)
+                path.chmod(bits)
+                result = subprocess.run([*argv, str(path)], input=LINE, capture_output=True, timeout=60)
+                where = f"{name} {bits:o}"
+                assert (result.returncode, result.stdout) == (status, LINE), (where, result.stderr)
+                assert result.stderr.count(b"\n") == (1 if status else 0), (where, result.stderr)
+                after = b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\nbody\n"
+                assert path.read_bytes() == (before if status else after), where
+                assert stat.S_IMODE(path.stat().st_mode) == bits, where
+            assert sorted(p.name for p in shared.glob("*.sage-flags-tmp.*")) == [], name
+    finally:
+        shutil.rmtree(shared)
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_root_keeps_the_owner_of_a_rewritten_manifest(layer: Layer, tmp_path: Path) -> None:
+    """P6: root rewriting another user's manifest gives it back to that owner and group (and the bits,
+    set after the chown, which would clear set-id bits)."""
+    if os.name != "posix" or os.geteuid() != 0:
+        pytest.skip("needs root")
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"body\n")
+    os.chown(path, NOBODY, NOBODY + 1)
+    path.chmod(0o2640)
+    result = layer.run("persist", [os.fsencode(path)], stdin=LINE)
+    assert (result.returncode, result.stderr) == (0, b"")
+    info = path.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (NOBODY, NOBODY + 1, 0o2640)
+    assert path.read_bytes().endswith(b"---\nbody\n")
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_symlinked_directory_on_the_path_is_followed(layer: Layer, tmp_path: Path) -> None:
+    """P6: only the last component must not be a link; a linked directory (.sage -> elsewhere) is where the
+    caller chose to keep manifests, and the rename replaces an entry there, never writing through a link."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "linked").symlink_to("real")
+    (real / "manifest.md").write_bytes(b"body\n")
+    result = layer.run("persist", [os.fsencode(tmp_path / "linked" / "manifest.md")], stdin=LINE)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert (real / "manifest.md").read_bytes().endswith(b"---\nbody\n")
+    assert sorted(p.name for p in real.iterdir()) == ["manifest.md"]
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_endless_stdin_is_bounded(layer: Layer, tmp_path: Path) -> None:
+    """P1: `yes | tr -d '\\n' | persist m.md` ends with status 2, nothing written, having read at most
+    MAX_LINE_BYTES + 1 bytes (the writer then gets SIGPIPE); a line of exactly the bound is accepted."""
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"body\n")
+    env = {**os.environ, **layer.env}
+    proc = subprocess.Popen(
+        layer.argv("persist", [os.fsencode(path)]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    written = 0
+    try:
+        while written < 64 * manifest.MAX_LINE_BYTES:
+            proc.stdin.write(b"y" * 65536)
+            written += 65536
+    except BrokenPipeError:
+        pass
+    stdout, stderr = proc.communicate(timeout=60)
+    assert written < 64 * manifest.MAX_LINE_BYTES, "persist kept reading"
+    assert (proc.returncode, stdout, stderr.count(b"\n")) == (2, b"", 1)
+    assert path.read_bytes() == b"body\n"
+    prefix = parse_line(["--autonomous", ""])
+    longest = parse_line(["--autonomous", "g" * (manifest.MAX_LINE_BYTES - len(prefix))])
+    assert len(longest) == manifest.MAX_LINE_BYTES
+    too_long = parse_line(["--autonomous", "g" * (manifest.MAX_LINE_BYTES - len(prefix) + 1)])
+    for line, status in ((longest, 0), (too_long, 2)):
+        result = layer.run("persist", [os.fsencode(path)], stdin=line, timeout=120)
+        assert (result.returncode, result.stdout) == (status, line if status == 0 else b""), result.stderr
