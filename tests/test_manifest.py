@@ -42,7 +42,7 @@ from process_trace import process_calls
 from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
-from parity import vectors
+from parity import vectors, yaml_oracle
 from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers, bash_interpreters
 from parity.test_vectors import skip_what_this_system_lacks
 
@@ -527,3 +527,42 @@ def test_endless_stdin_is_bounded(layer: Layer, tmp_path: Path) -> None:
     for line, status in ((longest, 0), (too_long, 2)):
         result = layer.run("persist", [os.fsencode(path)], stdin=line, timeout=120)
         assert (result.returncode, result.stdout) == (status, line if status == 0 else b""), result.stderr
+
+
+# --------------------------------------------------------------- the YAML oracle (issue 18)
+
+
+def test_yaml_oracle_holds_on_every_vector() -> None:
+    """SPEC P9, R1: PyYAML reads every persist vector's result as the old mapping with exactly the persisted
+    entries under flags (body byte-identical), and agrees with every mode a resume vector restores. Every
+    layer gives exactly the vector's bytes (test_persist_vector, test_resume_vector), so this holds for all."""
+    checked = {"persist": 0, "resume": 0}
+    for vector in manifest_vectors("persist") + manifest_vectors("resume"):
+        spec = vector.extra["manifest"]
+        if spec.get("type", "file") != "file":
+            continue
+        before = None if spec.get("before") is None else vectors.to_bytes(spec["before"])
+        if vector.command == "persist" and vector.status in (0, 3):
+            after = vectors.to_bytes(spec["after"]) if "after" in spec else before
+            checked["persist"] += yaml_oracle.check_persist(before, vector.stdin, vector.status, after)
+        elif vector.command == "resume":
+            checked["resume"] += yaml_oracle.check_resume(before, vector.stdout)
+    assert checked["persist"] >= 30 and checked["resume"] >= 8, checked
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [b"flags:\n- autonomous\n", b"flags:\n# c\n  autonomous: true\n", b"flags:\n  autonomous: yes\n    no\n"],
+)
+def test_yaml_oracle_catches_the_old_bugs(frontmatter: bytes) -> None:
+    """The oracle fails on what persist wrote before issue 18 (so it can fail)."""
+    before = b"---\n" + frontmatter + b"---\n"
+    old_answer = {
+        b"flags:\n- autonomous\n": b"---\nflags:\n  quality_locked: true\n  autonomous: false\n- autonomous\n---\n",
+        b"flags:\n# c\n  autonomous: true\n": b"---\nflags:\n  quality_locked: true\n  autonomous: false\n# c\n"
+        b"  autonomous: true\n---\n",
+        b"flags:\n  autonomous: yes\n    no\n": b"---\nflags:\n  autonomous: false\n    no\n"
+        b"  quality_locked: true\n---\n",
+    }[frontmatter]
+    with pytest.raises(AssertionError):
+        yaml_oracle.check_persist(before, LINE, 0, old_answer)
