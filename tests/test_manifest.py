@@ -103,8 +103,54 @@ def test_resume_lines_are_strict_json_with_notes_last() -> None:
 # UTF-8 in the body, no final newline. Every layer must produce the same file,
 # stdout and status; and resume (no flags) must restore what persist recorded.
 
-WORDS = st.sampled_from(["title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü"])
-VALUES = st.sampled_from(["true", "false", "yes", '"true"', "True", "null", "x y", ""])
+WORDS = st.sampled_from(
+    [
+        "title: Cycle 3",
+        "owner: ana",
+        "# a comment",
+        "",
+        "  nested: 1",
+        "tags: [a, b]",
+        "é: ü",
+        "base: &base {autonomous: true}",
+        "copy: *base",
+        '"quoted key": 1',
+        "list:",
+        "- item",
+        "note: |",
+        "  flags: not a key",
+        "\tnot yaml: tab",
+        "--- x",
+        "---  ",
+        "...",
+    ]
+)
+VALUES = st.sampled_from(
+    [
+        "true",
+        "false",
+        "yes",
+        '"true"',
+        "'no'",
+        "True",
+        "null",
+        "x y",
+        "",
+        "&a true",
+        "*a",
+        "!!bool true",
+        "[true]",
+        "{x: 1}",
+        "|",
+        ">-",
+        '"tr\\u0075e"',
+        "-",
+        "-1",
+        "2",
+        "07",
+        "~",
+    ]
+)
 TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
 INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
 
@@ -114,17 +160,24 @@ def flags_block(draw) -> List[str]:
     indent = draw(INDENTS)
     header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(TAILS)
     lines = [header]
-    keys = [*MODE_KEYS, "subagents", "quality_locked_extra", "- item"]
-    for _ in range(draw(st.integers(0, 5))):
-        choice = draw(st.sampled_from(["entry", "entry", "entry", "blank", "comment", "nested", "deeper"]))
-        if choice == "entry":
+    keys = [*MODE_KEYS, "subagents", "quality_locked_extra", "- item", '"autonomous"', "'quality_locked'"]
+    kinds = ["entry", "entry", "entry", "blank", "comment", "nested", "deeper", "flow", "column-0", "continued"]
+    for _ in range(draw(st.integers(0, 6))):
+        choice = draw(st.sampled_from(kinds))
+        if choice == "flow":
+            lines.append(indent + draw(st.sampled_from(MODE_KEYS)) + ": {a: 1}")
+        elif choice == "column-0":
+            lines.append(draw(st.sampled_from(["# recorded by /build", "- autonomous", "-"])))
+        elif choice == "continued":
+            lines.append(indent + indent + draw(st.sampled_from(["more", "# deeper comment", "- x"])))
+        elif choice == "entry":
             key = draw(st.sampled_from(keys))
             colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
             lines.append(indent + key + colon + draw(VALUES) + draw(TAILS))
         elif choice == "blank":
             lines.append(draw(st.sampled_from(["", "  "])))
         elif choice == "comment":
-            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero"])))
+            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero", " # one space"])))
         elif choice == "nested":
             lines.append(indent + "sub:")
             lines.append(indent + indent + draw(st.sampled_from(MODE_KEYS)) + ": true")
@@ -149,9 +202,10 @@ def manifests(draw) -> Optional[bytes]:
                 frontmatter.append(draw(st.sampled_from(["flags:", "flags: {}"])))
     lines: List[str] = []
     if frontmatter is not None:
-        lines = ["---", *frontmatter]
+        fences = st.sampled_from(["---", "---", "---", "--- ", "---\t", "---x"])
+        lines = [draw(fences), *frontmatter]
         if draw(st.integers(0, 10)):
-            lines.append("---")
+            lines.append(draw(fences))
     lines += body
     eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     text = eol.join(lines)
@@ -172,6 +226,7 @@ def fuzz_layers(command: str) -> List[Layer]:
 
 def persist_everywhere(before: Optional[bytes], line: bytes, workdir: Path) -> Dict[str, Tuple]:
     outcomes = {}
+    workdir.mkdir(exist_ok=True)
     for layer in fuzz_layers("persist"):
         directory = workdir / layer.name
         directory.mkdir()
@@ -216,6 +271,8 @@ def test_fuzz_persist_then_resume_agree_everywhere(
     status, stdout, _, after, leftovers = first
     assert leftovers == ()
     assert stdout == (line if status != 2 else b"")
+    if status in (0, 3):
+        yaml_oracle.check_persist(before, line, status, after)
     if status != 0:
         assert after == before, "the manifest changed although nothing was written"
         return
@@ -226,6 +283,8 @@ def test_fuzz_persist_then_resume_agree_everywhere(
         plain = layer.run("resume", [os.fsencode(path)])
         flagged = layer.run("resume", [os.fsencode(path), *(a.encode() for a in resume_args)])
         resumes[layer.name] = (plain.returncode, plain.stdout, flagged.returncode, flagged.stdout)
+        yaml_oracle.check_resume(after, plain.stdout)
+        yaml_oracle.check_resume(after, flagged.stdout)
         restored = json.loads(plain.stdout)
         for key in MODE_KEYS:  # resume after persist restores exactly what was persisted
             assert (restored[key], restored[key + "_source"]) == (persisted[key], "manifest"), (layer.name, key)
@@ -233,6 +292,14 @@ def test_fuzz_persist_then_resume_agree_everywhere(
     assert len(set(resumes.values())) == 1, resumes
     # Persisting what resume restored changes nothing (in-process, in addition to the layers above).
     assert manifest.updated_manifest(after, manifest.contract_values(resumes[layer.name][1])[0]) == after
+    # Persist after persist: the resume line with flags goes back in, identically everywhere, YAML-checked.
+    second = resumes[layer.name][3]
+    if resumes[layer.name][2] == 0:
+        again = persist_everywhere(after, second, workdir / "again")
+        assert len(set(again.values())) == 1, again
+        status, _, _, final, _ = next(iter(again.values()))
+        assert status == 0
+        yaml_oracle.check_persist(after, second, status, final)
 
 
 @st.composite
@@ -566,3 +633,28 @@ def test_yaml_oracle_catches_the_old_bugs(frontmatter: bytes) -> None:
     }[frontmatter]
     with pytest.raises(AssertionError):
         yaml_oracle.check_persist(before, LINE, 0, old_answer)
+
+
+@settings(max_examples=3000, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(before=manifests(), args=FLAG_ARGS, resume_args=FLAG_ARGS)
+def test_fuzz_yaml_oracle_in_process(before: Optional[bytes], args: List[str], resume_args: List[str]) -> None:
+    """The oracle on many more manifests than the layers can run (the layers give the reference's bytes:
+    test_fuzz_persist_then_resume_agree_everywhere): persist, resume, persist again."""
+    line = parse_line([*args, "goal"])
+    values, has_error = manifest.contract_values(line)
+    if has_error:
+        return
+    try:
+        after = manifest.updated_manifest(before, values)
+        status = 0
+    except manifest.UnsafeManifest:
+        after, status = before, 3
+    counts = [yaml_oracle.check_persist(before, line, status, after)]
+    if status == 0:
+        result = reference.parse(" ".join(resume_args))
+        resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(after))) + "\n"
+        counts.append(yaml_oracle.check_resume(after, resumed.encode("utf-8")))
+    if before is not None:  # resume on the generated manifest itself, whatever persist made of it
+        result = reference.parse(" ".join(resume_args))
+        resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(before))) + "\n"
+        counts.append(yaml_oracle.check_resume(before, resumed.encode("utf-8")))

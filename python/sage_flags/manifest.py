@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import time
 
@@ -44,6 +45,9 @@ MAX_LINE_BYTES = 1 << 20
 # P4: a plain value token may not start with these YAML indicators (a quoted, flow, block, anchored,
 # aliased, tagged or reserved value); "-", "?" and ":" only when alone.
 _INDICATORS = b"[]{}#&*!|>'\"%@`,"
+# P4: a line of the flags block at its entries' indentation is `key:` then blanks (or the end): the key plain
+# (no indicator first, no colon or # in it) or quoted (no escapes). Any other line there: not a mapping.
+_ENTRY = re.compile(rb"""("[^"\\]*"|'[^']*'|[^][{}#&*!|>'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)[ \t]*:([ \t].*)?""")
 STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its temp file's age decides
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
@@ -159,6 +163,15 @@ class Frontmatter:
                 break
         else:
             raise UnsafeManifest("the frontmatter's opening --- has no closing ---")
+        first_key = None  # P8: the frontmatter is a block mapping at column 0, one YAML document
+        for index in range(1, self.close):
+            content = _content(self.lines[index])
+            if content[:3] in (b"---", b"...") and content[3:4] in (b"", b" ", b"\t"):
+                raise UnsafeManifest("the frontmatter holds a YAML document marker")
+            if first_key is None and not (_is_blank(content) or _is_comment(content)):
+                first_key = content
+        if first_key is not None and not _ENTRY.fullmatch(first_key):
+            raise UnsafeManifest("the frontmatter is not a mapping with its keys at column 0")
         for index in range(1, self.close):
             rest = _key_rest(_content(self.lines[index]), FLAGS_KEY)
             if rest is None:
@@ -180,6 +193,13 @@ class Frontmatter:
             elif not (_is_blank(content) or _is_comment(content)):
                 break
         self.block_end = last + 1
+        indent = self.entry_indent()
+        for index in range(self.header + 1, self.block_end):
+            content = _content(self.lines[index])
+            if _is_blank(content) or _is_comment(content) or len(_indent(content)) > len(indent):
+                continue
+            if _indent(content) != indent or not _ENTRY.fullmatch(content[len(indent) :]):
+                raise UnsafeManifest("the frontmatter's flags: block is not a mapping of one key per line")
 
     def first_value_line(self) -> bytes:
         """The first line under the header that is neither blank nor a comment (b"" if none)."""

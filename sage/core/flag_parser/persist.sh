@@ -66,6 +66,10 @@ SAGE_FLAGS_READ_CHUNK=65536
 SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
 # A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
 SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
+# P4: a line of the flags block at its entries' indentation: `key:` then blanks
+# or the end; the key plain (no indicator first, no colon or # in it) or quoted
+# (no escapes). manifest.py's _ENTRY.
+SAGE_FLAGS_ENTRY_RE=$'^("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)[ \t]*:([ \t].*)?$'
 
 SAGE_FLAGS_UNSAFE=
 SAGE_FLAGS_LINE_HAS_ERROR=0
@@ -363,6 +367,23 @@ sage_flags_read_frontmatter() {
         SAGE_FLAGS_UNSAFE="the frontmatter's opening --- has no closing ---"
         return 1
     fi
+    last= # P8: the frontmatter is a block mapping at column 0, one YAML document
+    for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        case $SAGE_FLAGS_CONTENT in
+            --- | ---[" "$'\t']* | ... | ...[" "$'\t']*)
+                SAGE_FLAGS_UNSAFE='the frontmatter holds a YAML document marker'
+                return 1
+                ;;
+        esac
+        if [[ -z $last ]] && ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
+            last=$SAGE_FLAGS_CONTENT
+        fi
+    done
+    if [[ -n $last && ! $last =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+        SAGE_FLAGS_UNSAFE='the frontmatter is not a mapping with its keys at column 0'
+        return 1
+    fi
     for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
         sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
         sage_flags__key_rest "$SAGE_FLAGS_CONTENT" flags || continue
@@ -395,6 +416,21 @@ sage_flags_read_frontmatter() {
         fi
     done
     SAGE_FLAGS_FM_BLOCK_END=$((last + 1))
+    sage_flags__entry_indent
+    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT" || sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
+            continue
+        fi
+        first=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+        if ((${#first} > ${#SAGE_FLAGS_INDENT})); then
+            continue
+        fi
+        if [[ $first != "$SAGE_FLAGS_INDENT" || ! ${SAGE_FLAGS_CONTENT:${#first}} =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is not a mapping of one key per line"
+            return 1
+        fi
+    done
     return 0
 }
 
