@@ -44,6 +44,7 @@ from sage_flags._vocab import MODES
 
 from parity import vectors, yaml_oracle
 from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers, bash_interpreters
+from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
 
 MODE_KEYS = [key for key, _ in MODES]
@@ -103,121 +104,6 @@ def test_resume_lines_are_strict_json_with_notes_last() -> None:
 # UTF-8 in the body, no final newline. Every layer must produce the same file,
 # stdout and status; and resume (no flags) must restore what persist recorded.
 
-WORDS = st.sampled_from(
-    [
-        "title: Cycle 3",
-        "owner: ana",
-        "# a comment",
-        "",
-        "  nested: 1",
-        "tags: [a, b]",
-        "é: ü",
-        "base: &base {autonomous: true}",
-        "copy: *base",
-        '"quoted key": 1',
-        "list:",
-        "- item",
-        "note: |",
-        "  flags: not a key",
-        "\tnot yaml: tab",
-        "--- x",
-        "---  ",
-        "...",
-    ]
-)
-VALUES = st.sampled_from(
-    [
-        "true",
-        "false",
-        "yes",
-        '"true"',
-        "'no'",
-        "True",
-        "null",
-        "x y",
-        "",
-        "&a true",
-        "*a",
-        "!!bool true",
-        "[true]",
-        "{x: 1}",
-        "|",
-        ">-",
-        '"tr\\u0075e"',
-        "-",
-        "-1",
-        "2",
-        "07",
-        "~",
-    ]
-)
-TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
-INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
-
-
-@st.composite
-def flags_block(draw) -> List[str]:
-    indent = draw(INDENTS)
-    header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(TAILS)
-    lines = [header]
-    keys = [*MODE_KEYS, "subagents", "quality_locked_extra", "- item", '"autonomous"', "'quality_locked'"]
-    kinds = ["entry", "entry", "entry", "blank", "comment", "nested", "deeper", "flow", "column-0", "continued"]
-    for _ in range(draw(st.integers(0, 6))):
-        choice = draw(st.sampled_from(kinds))
-        if choice == "flow":
-            lines.append(indent + draw(st.sampled_from(MODE_KEYS)) + ": {a: 1}")
-        elif choice == "column-0":
-            lines.append(draw(st.sampled_from(["# recorded by /build", "- autonomous", "-"])))
-        elif choice == "continued":
-            lines.append(indent + indent + draw(st.sampled_from(["more", "# deeper comment", "- x"])))
-        elif choice == "entry":
-            key = draw(st.sampled_from(keys))
-            colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
-            lines.append(indent + key + colon + draw(VALUES) + draw(TAILS))
-        elif choice == "blank":
-            lines.append(draw(st.sampled_from(["", "  "])))
-        elif choice == "comment":
-            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero", " # one space"])))
-        elif choice == "nested":
-            lines.append(indent + "sub:")
-            lines.append(indent + indent + draw(st.sampled_from(MODE_KEYS)) + ": true")
-        else:
-            lines.append(indent + indent + "deeper: 1")
-    return lines
-
-
-@st.composite
-def manifests(draw) -> Optional[bytes]:
-    if draw(st.integers(0, 15)) == 0:
-        return None  # no file yet
-    body = draw(st.lists(WORDS, max_size=3))
-    frontmatter: Optional[List[str]] = None
-    if draw(st.booleans()):
-        frontmatter = draw(st.lists(WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
-        if draw(st.integers(0, 4)):
-            block = draw(flags_block())
-            at = draw(st.integers(0, len(frontmatter)))
-            frontmatter[at:at] = block
-            if draw(st.integers(0, 8)) == 0:
-                frontmatter.append(draw(st.sampled_from(["flags:", "flags: {}"])))
-    lines: List[str] = []
-    if frontmatter is not None:
-        fences = st.sampled_from(["---", "---", "---", "--- ", "---\t", "---x"])
-        lines = [draw(fences), *frontmatter]
-        if draw(st.integers(0, 10)):
-            lines.append(draw(fences))
-    lines += body
-    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
-    text = eol.join(lines)
-    if lines and draw(st.integers(0, 4)):
-        text += eol
-    data = text.encode("utf-8")
-    if draw(st.integers(0, 6)) == 0:
-        data += b"\xff\xfe invalid utf-8\n"
-    if draw(st.integers(0, 5)) == 0:
-        data = b"\xef\xbb\xbf" + data
-    return data
-
 
 def fuzz_layers(command: str) -> List[Layer]:
     """One Python layer per backend (cli and module run the same code) and bash."""
@@ -245,12 +131,8 @@ def parse_line(args: List[str]) -> bytes:
     return reference.parse(" ".join(args)).to_json().encode("utf-8") + b"\n"
 
 
-FLAG_ARGS = st.lists(
-    st.sampled_from([f"--{n}" for _, n in MODES] + [f"--no-{n}" for _, n in MODES] + ["--", "goal", "--bogus"]),
-    max_size=3,
-)
 # Goals whose JSON form uses every escape of C17 and raw non-ASCII (persist checks the line's canonical form).
-GOALS = st.text(st.sampled_from('ab "\\\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x85\u00e9\u2028\U0001f680/'), max_size=6)
+GOALS = MANIFEST_GOALS
 
 
 @settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
