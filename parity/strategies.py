@@ -799,7 +799,7 @@ def announce_argvs(draw) -> Tuple[List[bytes], Optional[dict]]:
 # repeated keys, anchors and aliases), CRLF, BOM, tabs, unicode, invalid UTF-8 in the body, no final newline.
 
 MODE_KEYS_LIST = list(MODE_KEYS)
-WORDS = st.sampled_from(
+MANIFEST_WORDS = st.sampled_from(
     [
         "title: Cycle 3",
         "owner: ana",
@@ -821,7 +821,7 @@ WORDS = st.sampled_from(
         "...",
     ]
 )
-VALUES = st.sampled_from(
+MANIFEST_VALUES = st.sampled_from(
     [
         "true",
         "false",
@@ -847,14 +847,14 @@ VALUES = st.sampled_from(
         "~",
     ]
 )
-TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
-INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
+MANIFEST_TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
+MANIFEST_INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
 
 
 @st.composite
 def flags_block(draw) -> List[str]:
-    indent = draw(INDENTS)
-    header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(TAILS)
+    indent = draw(MANIFEST_INDENTS)
+    header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(MANIFEST_TAILS)
     lines = [header]
     keys = [*MODE_KEYS_LIST, "subagents", "quality_locked_extra", "- item", '"autonomous"', "'quality_locked'"]
     kinds = ["entry", "entry", "entry", "blank", "comment", "nested", "deeper", "flow", "column-0", "continued"]
@@ -869,7 +869,7 @@ def flags_block(draw) -> List[str]:
         elif choice == "entry":
             key = draw(st.sampled_from(keys))
             colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
-            lines.append(indent + key + colon + draw(VALUES) + draw(TAILS))
+            lines.append(indent + key + colon + draw(MANIFEST_VALUES) + draw(MANIFEST_TAILS))
         elif choice == "blank":
             lines.append(draw(st.sampled_from(["", "  "])))
         elif choice == "comment":
@@ -886,10 +886,10 @@ def flags_block(draw) -> List[str]:
 def manifests(draw) -> Optional[bytes]:
     if draw(st.integers(0, 15)) == 0:
         return None  # no file yet
-    body = draw(st.lists(WORDS, max_size=3))
+    body = draw(st.lists(MANIFEST_WORDS, max_size=3))
     frontmatter: Optional[List[str]] = None
     if draw(st.booleans()):
-        frontmatter = draw(st.lists(WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
+        frontmatter = draw(st.lists(MANIFEST_WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
         if draw(st.integers(0, 4)):
             block = draw(flags_block())
             at = draw(st.integers(0, len(frontmatter)))

@@ -312,7 +312,7 @@ def test_persist_sh_ignores_exported_functions(bash: BashInterpreter, tmp_path: 
     path.write_bytes(b"body\n")
     (tmp_path / f".manifest.md.sage-flags-tmp.{2**22 + 12345}").write_bytes(b"stale")
     env = {**os.environ}
-    for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "readlink"):
+    for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "chown"):
         env[f"BASH_FUNC_{name}%%"] = "() { echo hijacked >&2; return 0; }"
         env[name] = "() { echo hijacked >&2; return 0; }"
     result = subprocess.run(

@@ -14,9 +14,11 @@
 #
 # Rules: bash 3.2, no eval, set -u, LC_ALL=C (set by sourcing parse.sh, whose
 # vocabulary arrays, UTF-8 check and JSON functions this file uses). Unlike
-# the parse path it forks: `ls` (the old file's permission bits), `sync` (the
-# temp file's data to disk), `mv` (the atomic rename), `readlink` per symlink
-# hop, `rm` for a stale temp file, `chmod` only for execute/special bits.
+# the parse path it forks: `ls -lnd` (the old file's permission bits, owner and
+# group), `sync` (the temp file's data to disk), `mv` (the atomic rename), `rm`
+# for a stale temp file, `chmod` only for execute/special bits, `chown` only
+# when the old file's owner or group is not the caller's (root, P6). A symlink
+# as the manifest is refused (P6), never followed.
 # External commands run through `command` or `exec`, so that a function
 # exported in the environment (BASH_FUNC_mv%%) cannot stand in for them.
 # Limitation: bash cannot fsync a directory, so the rename is not forced to
