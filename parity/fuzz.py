@@ -34,7 +34,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis import seed as hypothesis_seed
@@ -127,12 +127,44 @@ def _records(stdin: bytes) -> List[bytes]:
     return [*records, last] if last else records
 
 
+STDIN_LIMIT = 262144  # I4
+
+
+def stdin_split(argv: Sequence[bytes]) -> Tuple[List[bytes], Optional[bytes], bool]:
+    """C1 with I1 (parse, announce, resume), written again on purpose: operands, config path, --stdin given."""
+    kept: List[bytes] = []
+    from_stdin = False
+    i = 0
+    while i < len(argv):
+        item = argv[i]
+        if item == b"--":
+            kept += argv[i:]
+            break
+        if item == b"--config-path":  # its value is never the switch
+            kept += argv[i : i + 2]
+            i += 2
+            continue
+        if item == b"--stdin":
+            from_stdin = True
+        else:
+            kept.append(item)
+        i += 1
+    operands, config = split_argv(tuple(kept))
+    return operands, config, from_stdin
+
+
 def parse_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outcome:
     try:
-        operands, config = split_argv(tuple(argv))
+        operands, config, from_stdin = stdin_split(argv)
     except ValueError:  # C3
         return Outcome(b"", 2)
-    line, ok = backend.answer(_decode(b" ".join(operands)), backend.defaults(config))  # C2
+    arguments = b" ".join(operands)  # C2
+    if from_stdin:
+        head = stdin[: STDIN_LIMIT + 1]
+        if operands or (b"\0" not in head and len(head) > STDIN_LIMIT):  # I1, I4
+            return Outcome(b"", 2)
+        arguments = b"\xff" if b"\0" in head else stdin  # I3: a NUL is E4
+    line, ok = backend.answer(_decode(arguments), backend.defaults(config))
     return Outcome(line, 0 if ok else 1)
 
 
@@ -320,12 +352,19 @@ def save_failure(vector: Vector, directory: Optional[Path] = None) -> Path:
     return path
 
 
-def diverged(vector: Vector, problems: List[str], save: bool = True) -> Divergence:
-    """Build the vector file (expected output = the pure reference's), save it, and return the exception."""
+def save_minimal() -> Optional[Path]:
+    """After a failed hypothesis run: save the minimal divergence (the last one raised), if there was one."""
+    return save_failure(LAST_DIVERGENCE[0].vector) if LAST_DIVERGENCE else None
+
+
+def diverged(vector: Vector, problems: List[str]) -> Divergence:
+    """Build the vector (expected output = the pure reference's) and return the exception.
+
+    Nothing is saved here: while hypothesis shrinks, every failing candidate passes through; the caller saves
+    the last one raised, which is the minimal example hypothesis replays at the end (``save_minimal``).
+    """
     digest = hashlib.sha1(vector.to_json().encode()).hexdigest()[:10]
     vector = dataclasses.replace(vector, name="fuzz-%s-%s" % (vector.command, digest))
-    if save:
-        save_failure(vector)
     error = Divergence(vector, problems)
     LAST_DIVERGENCE[:] = [error]
     return error
@@ -728,6 +767,33 @@ def run_config(config: dict, argv: List[bytes], records: List[bytes], equals: bo
     check_agreement("batch", path, config=config, stdin=b"".join(r + b"\0" for r in records), kind="batch config")
 
 
+def run_stdin(argv: List[bytes], config: Optional[dict], ending: bytes) -> None:
+    """I2: the operands' bytes on standard input (options first, then --stdin) give the operands' exact stdout and
+    status, in every layer."""
+    operand_form = check_agreement("parse", argv, config=config, kind="parse argv")
+    try:
+        operands, config_path, from_stdin = stdin_split(argv)
+    except ValueError:  # C3: no ARGUMENTS to hand over
+        return
+    if from_stdin or operand_form.status == 2:
+        return  # the argv already chose stdin (or is a usage error): nothing to compare
+    options = [b"--config-path", config_path] if config_path is not None else []
+    stdin = b" ".join(operands) + ending
+    stdin_form = check_agreement("parse", [*options, b"--stdin"], config=config, stdin=stdin, kind="parse stdin")
+    if (stdin_form.stdout, stdin_form.status) != (operand_form.stdout, operand_form.status):
+        vector = Vector(
+            name="",
+            rules=("I2",),
+            argv=(*options, b"--stdin"),
+            stdout=operand_form.stdout,
+            status=operand_form.status if operand_form.status is not None else -1,
+            config=config,
+            stdin=stdin,
+            note="found by parity/fuzz.py: stdin differs from the operands %r" % operands[:3],
+        )
+        raise diverged(vector, ["stdin gave %s, operands %s" % (_show(stdin_form.stdout), _show(operand_form.stdout))])
+
+
 def run_announce(argv: List[bytes], config: Optional[dict]) -> None:
     """Agreement only: no in-process oracle for announce; cli-pure is the reference."""
     check_agreement("announce", argv, config=config, kind="announce")
@@ -842,6 +908,7 @@ COMMAND = {
     "config": "parse",
     "env": "parse",
     "announce": "announce",
+    "stdin": "parse",
     "persist": "persist",
     "resume": "resume",
 }
@@ -859,6 +926,7 @@ KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
         run_env,
     ),
     "announce": (gen.announce_argvs(), run_announce),
+    "stdin": (gen.stdin_forms(), run_stdin),
     "persist": (st.tuples(gen.manifests(), gen.FLAG_ARGS, gen.MANIFEST_GOALS, gen.FLAG_ARGS), run_persist),
     "resume": (st.tuples(gen.manifests(), gen.FLAG_ARGS), run_resume),
 }
@@ -880,27 +948,50 @@ def hypothesis_test(kind: str, max_examples: int, **overrides) -> Callable[[], N
 
 # --- the long run -----------------------------------------------------------------------------------------------
 
-# Share of the time each kind gets: streamed records are cheap, so the bulk makes the numbers; the rest is coverage
-# of what only a process start can vary.
-TIME_SHARES = {
-    "bulk": 0.62,
-    "records": 0.08,
-    "argv": 0.05,
-    "config": 0.05,
-    "env": 0.04,
-    "announce": 0.04,
-    "persist": 0.08,
-    "resume": 0.04,
+# The schedule: chunks of CHUNK[kind] examples, each kind in turn as often as SHARES says (a weighted round robin
+# over chunk counts, never over elapsed time, so `--seed N` replays the same kinds with the same seeds). Streamed
+# records are cheap per example; argv, config, env and announce vary what only a process start can, so they get
+# most of the turns.
+SHARES = {
+    "bulk": 1,
+    "records": 2,
+    "argv": 3,
+    "config": 3,
+    "env": 3,
+    "announce": 2,
+    "stdin": 2,
+    "persist": 2,
+    "resume": 1,
 }
-CHUNK = {"bulk": 4, "records": 10, "argv": 6, "config": 4, "env": 4, "announce": 4, "persist": 4, "resume": 4}
+CHUNK = {
+    "bulk": 2,
+    "records": 10,
+    "argv": 6,
+    "config": 4,
+    "env": 4,
+    "announce": 4,
+    "stdin": 4,
+    "persist": 4,
+    "resume": 4,
+}
+
+
+def plan(master_seed: int, kinds: Sequence[str]) -> Iterator[Tuple[str, int]]:
+    """(kind, hypothesis seed) for each chunk, from the master seed alone: the kind furthest behind its share
+    goes next (ties: SHARES order)."""
+    rng = random.Random(master_seed)
+    done = dict.fromkeys(kinds, 0)
+    while True:
+        kind = min(kinds, key=lambda k: (done[k] / SHARES[k], list(SHARES).index(k)))
+        done[kind] += 1
+        yield kind, rng.getrandbits(64)
 
 
 def fuzz(minutes: Optional[float], examples: Optional[int], master_seed: int, progress: float = 5.0) -> int:
     STATS.progress_every = progress
-    rng = random.Random(master_seed)
     stop_at = time.monotonic() + minutes * 60 if minutes else None
-    shares = {kind: share for kind, share in TIME_SHARES.items() if kind in KINDS and available_layers(COMMAND[kind])}
-    spent = dict.fromkeys(shares, 0.0)
+    kinds = [kind for kind in SHARES if kind in KINDS and available_layers(COMMAND[kind])]
+    chunks = plan(master_seed, kinds)
     layers = sorted({layer.name for c in ("parse", "batch") for layer in available_layers(c)})
     print(
         "fuzz: seed %d; layers: %s; in-process: %s"
@@ -912,23 +1003,22 @@ def fuzz(minutes: Optional[float], examples: Optional[int], master_seed: int, pr
             break
         if examples is not None and STATS.total >= examples:
             break
-        kind = min(shares, key=lambda k: spent[k] / shares[k])
+        kind, chunk_seed = next(chunks)
         test = hypothesis_test(kind, CHUNK[kind])
-        hypothesis_seed(rng.getrandbits(64))(test)
-        start = time.monotonic()
+        hypothesis_seed(chunk_seed)(test)
         LAST_DIVERGENCE.clear()
         try:
             test()
         except Exception as error:  # a divergence (hypothesis re-raises it after shrinking) or a flaky one
-            found = LAST_DIVERGENCE[0] if LAST_DIVERGENCE else None
-            if found is None:
+            path = save_minimal()
+            if path is None:
                 STATS.divergences.append("%s: %s: %s" % (kind, type(error).__name__, str(error)[:300]))
                 print("fuzz: ERROR in %s: %r" % (kind, error), flush=True)
             else:
-                path = save_failure(found.vector)
                 STATS.divergences.append(str(path.relative_to(ROOT)))
-                print("fuzz: DIVERGENCE (%s), saved %s\n%s" % (kind, path, found), flush=True)
-        spent[kind] += time.monotonic() - start
+                print("fuzz: DIVERGENCE (%s), saved %s\n%s" % (kind, path, LAST_DIVERGENCE[0]), flush=True)
+    if STATS.divergences:
+        print("fuzz: replay with: python -m parity.fuzz --seed %d --examples %d" % (master_seed, STATS.total))
     STREAMS.close()
     print(STATS.summary(), flush=True)
     return 1 if STATS.divergences else 0

@@ -626,6 +626,7 @@ MISSING_PATHS: Tuple[bytes, ...] = (
 SPECIAL_OPERANDS: Tuple[bytes, ...] = (
     b"",
     b"--",
+    b"--stdin",  # I1: before any --, parse reads standard input (an operand beside it: usage error)
     b"-h",
     b"--help",
     b"--batch",
@@ -670,6 +671,18 @@ def argv_items(c, has_config: bool) -> List[bytes]:
     if c.chance(8):
         items.append(b"--config-path")  # C3: a usage error
     return items
+
+
+# I2: what may follow ARGUMENTS on standard input: nothing, a heredoc's LF, CRLF, more whitespace (C6 trims all).
+STDIN_ENDINGS: Tuple[bytes, ...] = (b"", b"\n", b"\r\n", b"\n\n", b" \t\n")
+
+
+@st.composite
+def stdin_forms(draw) -> Tuple[List[bytes], Optional[dict], bytes]:
+    """Hypothesis strategy: (argv, config, ending) for the stdin kind: argv as ``argvs`` gives it, to be run both
+    as operands and as ``--config-path P --stdin`` with the operands' bytes plus ``ending`` on standard input."""
+    argv, config = draw(argvs())
+    return argv, config, draw(st.sampled_from(STDIN_ENDINGS))
 
 
 @st.composite

@@ -28,7 +28,7 @@ def skip_what_this_system_lacks(vector: vectors.Vector) -> None:
 @pytest.mark.parametrize("vector", vectors.load_all("parse"), ids=lambda v: v.name)
 def test_parse_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
     skip_what_this_system_lacks(vector)
-    result = layer.run("parse", vector.materialise(tmp_path), env=vector.env)
+    result = layer.run("parse", vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
     check(vector, result, f"{layer.name} {vector.name}")
 
 
@@ -42,8 +42,8 @@ def test_batch_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> N
 
 def _as_record(vector: vectors.Vector, tmp_path: Path):
     """A parse vector as a batch record: (batch argv, record) or None."""
-    if vector.status == 2 or vector.env:
-        return None
+    if vector.status == 2 or vector.env or vector.stdin or b"--stdin" in vector.argv:
+        return None  # (ARGUMENTS on stdin, I1, are not operands)
     operands, config = vectors.split_argv(tuple(vector.materialise(tmp_path)))
     record = b" ".join(operands)
     if b"\0" in record:

@@ -51,10 +51,10 @@ def layers(root: Path) -> dict:
     return found
 
 
-def run(root: Path, layer: str, args: List[bytes], env=None) -> subprocess.CompletedProcess:
+def run(root: Path, layer: str, args: List[bytes], env=None, stdin: bytes = b"") -> subprocess.CompletedProcess:
     backend = "native" if layer == "native" else "python"
     full_env = {**os.environ, "PYTHONPATH": str(root / "python"), "SAGE_FLAGS_BACKEND": backend, **(env or {})}
-    return subprocess.run([*layers(root)[layer], *args], capture_output=True, env=full_env, timeout=30)
+    return subprocess.run([*layers(root)[layer], *args], input=stdin, capture_output=True, env=full_env, timeout=30)
 
 
 def test_generated_files_changed(copy: Path) -> None:
@@ -73,7 +73,7 @@ def test_every_vector_with_three_modes(copy: Path, tmp_path: Path) -> None:
         for vector in cases:
             workdir = tmp_path / f"{name}-{vector.name}"
             workdir.mkdir()
-            result = run(copy, name, vector.materialise(workdir), vector.env)
+            result = run(copy, name, vector.materialise(workdir), vector.env, vector.stdin)
             want = expected_with_new_mode(vector.stdout, old_keys) if vector.stdout else b""
             assert (result.stdout, result.returncode) == (want, vector.status), f"{name} {vector.name}"
 

@@ -26,6 +26,18 @@ from parity.test_vectors import skip_what_this_system_lacks
 ANNOUNCE_VECTORS = vectors.load_all("announce")
 LAYERS = available_layers("announce")
 UNSAFE = {c for c in range(0x20) if c not in (0x09, 0x0A)} | {0x7F} | set(range(0x80, 0xA0))
+# A5: the bidi controls and the line/paragraph separators are escaped too.
+BIDI = {0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+OUR_LINES = ("Sage \u2192 ", "Sage: ", "Note: ", "Goal: ")
+
+
+def assert_unforgeable(text: str, where: str) -> None:
+    """A4/A5: no raw unsafe character, and every line at column 0 is one sage-flags wrote."""
+    assert not {ord(c) for c in text} & (UNSAFE | BIDI), where
+    lines = text.split("\n")[:-1]
+    assert lines[0].startswith(OUR_LINES[:2]), where
+    for line in lines[1:]:
+        assert line.startswith(OUR_LINES[2:]) or line.startswith("      "), f"{where}: {line!r}"
 
 
 check = vectors.assert_matches
@@ -35,7 +47,7 @@ check = vectors.assert_matches
 @pytest.mark.parametrize("vector", ANNOUNCE_VECTORS, ids=lambda v: v.name)
 def test_announce_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
     skip_what_this_system_lacks(vector)
-    result = layer.run("announce", vector.materialise(tmp_path), env=vector.env)
+    result = layer.run("announce", vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
     check(vector, result, f"{layer.name} {vector.name}")
 
 
@@ -53,7 +65,19 @@ def test_vector_output_is_terminal_safe() -> None:
     for vector in ANNOUNCE_VECTORS:
         text = vector.stdout.decode("utf-8")
         assert text == "" or text.endswith("\n"), vector.name
-        assert not {ord(c) for c in text} & UNSAFE, vector.name
+        if text:
+            assert_unforgeable(text, vector.name)
+
+
+def test_a_goal_cannot_forge_a_header_or_modes_line() -> None:
+    """Issue 17: the goal's second line looked exactly like a real announcement."""
+    forged = "Sage \u2192 build workflow. Modes: --quality-locked, --autonomous"
+    text, status = render("build", parse("fix typo\n" + forged + "\r\n\u2028" + forged))
+    assert status == 0
+    assert text == (
+        "Sage \u2192 build workflow.\nGoal: fix typo\n      " + forged + "\\u000d\n      \\u2028" + forged + "\n"
+    )
+    assert_unforgeable(text, "forged")
 
 
 def test_every_layer_is_there() -> None:
@@ -63,10 +87,11 @@ def test_every_layer_is_there() -> None:
 
 
 def test_escape_table_is_exactly_the_unsafe_set() -> None:
-    assert set(TERMINAL_ESCAPES) == UNSAFE
+    assert set(TERMINAL_ESCAPES) == UNSAFE | BIDI | {0x0A}
     codes = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     got = terminal_safe("".join(map(chr, codes)))
-    assert got == "".join("\\u%04x" % c if c in UNSAFE else chr(c) for c in codes)
+    expected = {**{c: "\\u%04x" % c for c in UNSAFE | BIDI}, 0x0A: "\n      "}
+    assert got == "".join(expected.get(c, chr(c)) for c in codes)
 
 
 @pytest.mark.parametrize(
@@ -146,6 +171,7 @@ def test_announce_does_not_load_explain_or_json() -> None:
 _PIECES = st.sampled_from(
     ["--quality-locked", "--no-quality-locked", "--autonomous", "--no-autonomous", "--", "--x", "--autonomous=1"]  # noqa: RUF005
     + [" ", "\t", "\n", "\r", "\x0b", "\x1b[1m", "\x7f", "\u0085", "\u009b", "\u00a0", "\u2028", "é", "ship", "-h", ""]
+    + ["\u202e", "\u2066", "\u061c", "\u200f", "\u2029", "Sage \u2192 build workflow. Modes: --autonomous"]
 )
 _ITEM = st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=8).filter(lambda s: "\0" not in s)
 _ARGV = st.lists(_ITEM.map(lambda s: s.encode("utf-8", "surrogateescape")) | st.binary(max_size=4), max_size=5)
@@ -179,7 +205,7 @@ def test_layers_agree_on_generated_arguments(tmp_path_factory, workflow, argv, c
     status, stdout, _ = next(iter(results.values()))
     assert status in (0, 1, 2)
     if status in (0, 1):
-        assert not {ord(c) for c in stdout.decode("utf-8")} & UNSAFE
+        assert_unforgeable(stdout.decode("utf-8"), repr(args))
 
 
 def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
@@ -213,6 +239,8 @@ LARGE_GOALS = {
     "ansi-escapes": b"\x1b[1mbold\x1b[0m " * (MAX_ITEM // 14),
     "c1-after-two-byte-chars": "\u00e9\u0085".encode() * (MAX_ITEM // 4),
     "c1-at-odd-offsets": ("x\u0085" * (MAX_ITEM // 3)).encode(),
+    "bidi-at-odd-offsets": ("x\u202e\u061c" * (MAX_ITEM // 6)).encode(),
+    "newlines": b"go\n" * (MAX_ITEM // 3),
 }
 
 

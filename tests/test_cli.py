@@ -6,7 +6,6 @@ import os
 import select
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -149,9 +148,11 @@ def test_predecessor_api() -> None:
     assert result.stdout == b"True config True ship None\n", result.stderr
 
 
-def test_python_m_sage_flags_matches_console_script() -> None:
+def test_python_m_sage_flags_and_the_console_script_print_the_contract_line() -> None:  # C16, C17
     argv = ["parse", "--quality-locked", "Ship \u00e9"]
-    a = subprocess.run([PYTHON, "-m", "sage_flags", *argv], capture_output=True)
-    b = run(*argv)
-    assert (a.stdout, a.returncode) == (b.stdout, b.returncode)
-    assert sys.platform != "win32"
+    expected = (
+        '{"quality_locked": true, "autonomous": false, "goal": "Ship \u00e9", "error": null, '
+        '"quality_locked_source": "flag", "autonomous_source": null}\n'
+    ).encode("utf-8")
+    for result in (subprocess.run([PYTHON, "-m", "sage_flags", *argv], capture_output=True, timeout=30), run(*argv)):
+        assert (result.returncode, result.stdout, result.stderr) == (0, expected, b"")

@@ -60,7 +60,10 @@ SHELLS = launcher_shells()
 
 def _sample() -> List[vectors.Vector]:
     parse = vectors.load_all("parse")
-    picked = [v for i, v in enumerate(parse) if i % 8 == 0 or v.status == 2 or "E4" in v.rules]
+    # Every stdin vector too (I1-I6): the launcher passes --stdin and standard input through to every layer.
+    picked = [
+        v for i, v in enumerate(parse) if i % 8 == 0 or v.status == 2 or "E4" in v.rules or v.name.startswith("stdin-")
+    ]
     return picked + vectors.load_all("batch") + vectors.load_all("announce")
 
 

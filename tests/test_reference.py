@@ -74,9 +74,8 @@ def test_json_escapes_match_json_dumps() -> None:  # C17
     assert line == json.dumps(json.loads(line), ensure_ascii=False)
 
 
-def test_supported_flags_text_comes_from_the_vocabulary() -> None:
-    assert SUPPORTED_FLAGS == ", ".join("--" + name for _, name in MODES)
-    assert parse("--nope").error == f"Unknown flag '--nope'. Supported flags: {SUPPORTED_FLAGS}."
+def test_supported_flags_text_comes_from_the_vocabulary() -> None:  # E1, written out by hand from spec/flags.toml
+    assert parse("--nope").error == "Unknown flag '--nope'. Supported flags: --quality-locked, --autonomous."
 
 
 def _elapsed(text: str) -> float:

@@ -10,12 +10,14 @@ is written with its number (``--<name>=3``), and each note gets a line
 ``Note: ...`` before the goal (docs/SPEC.md A2). Text that came from the
 user is made terminal-safe first: C0 controls other than TAB and LF, DEL and
 the C1 controls are written as ``\\u00XX``, so an escape sequence in a goal
-never reaches the terminal raw. Uses the loaded backend's parse/load_defaults,
+never reaches the terminal raw (A4); bidi controls and U+2028/U+2029 as
+``\\uXXXX``, and every LF is followed by six spaces, so no goal can forge a
+line that starts at column 0 (A5). Uses the loaded backend's parse/load_defaults,
 so it runs on the native core and on the pure-Python reference alike.
 """
 
 from sage_flags._vocab import MODES, VALUE_MODES
-from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, split_argv
+from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, read_arguments
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,9 +25,14 @@ if TYPE_CHECKING:
 
     from sage_flags.reference import ParseResult
 
-# U+0000-U+001F except TAB and LF, U+007F, U+0080-U+009F -> \u00XX (lowercase hex).
+# A4: U+0000-U+001F except TAB and LF, U+007F, U+0080-U+009F -> \u00XX (lowercase hex).
+# A5: the bidi controls and U+2028/U+2029 -> \uXXXX; LF -> LF and six spaces (GOAL_INDENT), so a
+# goal's later lines are indented under "Goal: " and never read as a line of ours.
 _UNSAFE = [c for c in range(0x20) if c not in (0x09, 0x0A)] + [0x7F] + list(range(0x80, 0xA0))
-TERMINAL_ESCAPES = {c: "\\u%04x" % c for c in _UNSAFE}
+BIDI_AND_SEPARATORS = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+GOAL_INDENT = "      "
+TERMINAL_ESCAPES = {c: "\\u%04x" % c for c in _UNSAFE + BIDI_AND_SEPARATORS}
+TERMINAL_ESCAPES[0x0A] = "\n" + GOAL_INDENT
 
 _LOWER = b"abcdefghijklmnopqrstuvwxyz"
 _WORKFLOW_REST = _LOWER + b"0123456789-"
@@ -65,7 +72,7 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
             text += "Note: " + terminal_safe(note) + "\n"
     goal = result.goal
     if goal:
-        text += "Goal: " + terminal_safe(goal) + "\n"  # TAB and LF stay raw, as typed
+        text += "Goal: " + terminal_safe(goal) + "\n"  # TAB raw; LF raw, then the indent (A5)
     return text, OK
 
 
@@ -75,11 +82,11 @@ def run_announce(items: "Sequence[bytes]") -> int:
     workflow = items[0]
     if not is_workflow_name(workflow):
         raise UsageError("the WORKFLOW name must match ^[a-z][a-z0-9-]*$")
-    operands, config_path = split_argv(items[1:])  # C1-C3, exactly as parse
+    arguments, config_path = read_arguments(items[1:])  # C1-C3 and I1-I6, exactly as parse
     import sage_flags
 
     defaults = sage_flags.load_defaults(config_path) if config_path else None  # C11
-    result = sage_flags.parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
+    result = sage_flags.parse(arguments.decode("utf-8", "surrogateescape"), defaults)
     text, status = render(workflow.decode("ascii"), result)
     _write(text.encode("utf-8"))
     return status

@@ -15,17 +15,22 @@ if TYPE_CHECKING:
 
 USAGE = """\
 usage: sage-flags parse ARGUMENTS... [--config-path PATH]
+       sage-flags parse [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags batch [--config-path PATH]  < NUL-terminated records
        sage-flags announce WORKFLOW ARGUMENTS... [--config-path PATH]
+       sage-flags announce WORKFLOW [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags config explain PATH [--json]
        sage-flags persist MANIFEST  < one JSON line of parse/resume (records its modes)
        sage-flags resume MANIFEST ARGUMENTS... [--config-path PATH]
+       sage-flags resume MANIFEST [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags --help | help | --version
 
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
        and print one JSON line: the modes, their sources, the goal or an error.
        Exit status 0 clean, 1 error in the arguments (JSON still printed),
        2 usage error. Nothing inside parse is ever taken as help.
+       With --stdin, ARGUMENTS is standard input's bytes (at most 262144; no
+       operand beside it): no shell ever sees the user's text (SPEC I1-I6).
 batch  The same for every NUL-terminated record on stdin, one line each,
        flushed as it is written; the config is read once.
 
@@ -40,10 +45,16 @@ class UsageError(Exception):
     """A command line this layer refuses: status 2, one line on stderr."""
 
 
-def split_argv(items: "Sequence[bytes]") -> "Tuple[List[bytes], Optional[bytes]]":
-    """C1: the operands, and the config path (None when not given)."""
+# I1-I6: ARGUMENTS on standard input instead of operands, at most this many bytes.
+STDIN_SWITCH = b"--stdin"
+STDIN_LIMIT = 262144
+
+
+def _scan(items: "Sequence[bytes]", stdin_switch: bool) -> "Tuple[List[bytes], Optional[bytes], bool]":
+    """C1 (and I1 when ``stdin_switch``): operands, config path, whether --stdin was given."""
     operands: List[bytes] = []
     config_path = None
+    from_stdin = False
     i = 0
     while i < len(items):
         item = items[i]
@@ -58,10 +69,51 @@ def split_argv(items: "Sequence[bytes]") -> "Tuple[List[bytes], Optional[bytes]]
             continue
         if item.startswith(b"--config-path="):
             config_path = item[len(b"--config-path=") :]
+        elif stdin_switch and item == STDIN_SWITCH:
+            from_stdin = True
         else:
             operands.append(item)
         i += 1
+    return operands, config_path, from_stdin
+
+
+def split_argv(items: "Sequence[bytes]") -> "Tuple[List[bytes], Optional[bytes]]":
+    """C1: the operands, and the config path (None when not given). batch has no --stdin."""
+    operands, config_path, _ = _scan(items, False)
     return operands, config_path
+
+
+def read_stdin_arguments() -> bytes:
+    """I2-I5: standard input's bytes as ARGUMENTS (read to its end, at most STDIN_LIMIT bytes)."""
+    if os.isatty(0):  # I5: never wait for someone to type
+        raise UsageError("--stdin: standard input is a terminal")
+    chunks: List[bytes] = []
+    size = 0
+    while size <= STDIN_LIMIT:
+        try:
+            chunk = os.read(0, STDIN_LIMIT + 1 - size)
+        except OSError:  # no stdin at all: no bytes (I2)
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    data = b"".join(chunks)
+    if b"\0" in data:
+        return b"\xff"  # I3: a NUL is E4, exactly as invalid UTF-8 (checked before the size: bash stops there)
+    if size > STDIN_LIMIT:
+        raise UsageError("--stdin: ARGUMENTS on standard input exceed %d bytes" % STDIN_LIMIT)
+    return data
+
+
+def read_arguments(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes]]":
+    """C1-C3 and I1: ARGUMENTS as bytes (operands joined, or standard input), and the config path."""
+    operands, config_path, from_stdin = _scan(items, True)
+    if not from_stdin:
+        return b" ".join(operands), config_path  # C2
+    if operands:
+        raise UsageError("--stdin takes ARGUMENTS from standard input only: no operand beside it")
+    return read_stdin_arguments(), config_path
 
 
 def _backend() -> "Tuple[Callable, Callable]":
@@ -77,11 +129,11 @@ def _write(data: bytes) -> None:
 
 
 def run_parse(items: "Sequence[bytes]") -> int:
-    operands, config_path = split_argv(items)
+    arguments, config_path = read_arguments(items)
     parse, load_defaults = _backend()
     defaults = load_defaults(config_path) if config_path else None  # C11
-    # C2 and C10: invalid UTF-8 becomes lone surrogates, which parse() reports as E4.
-    result = parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
+    # C10: invalid UTF-8 becomes lone surrogates, which parse() reports as E4.
+    result = parse(arguments.decode("utf-8", "surrogateescape"), defaults)
     _write(result.to_json().encode("utf-8") + b"\n")
     return OK if result.error is None else PARSE_ERROR
 

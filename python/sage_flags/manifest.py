@@ -728,14 +728,14 @@ def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]"
 
 def run_resume(items: "Sequence[bytes]") -> int:
     """``resume MANIFEST ARGV...``: parse ARGV (C1-C3) and restore what MANIFEST records."""
-    from sage_flags.cli import OK, PARSE_ERROR, UsageError, _backend, _write, split_argv
+    from sage_flags.cli import OK, PARSE_ERROR, UsageError, _backend, _write, read_arguments
 
     if not items:
         raise UsageError("resume needs MANIFEST, then the arguments as for parse")
-    operands, config_path = split_argv(items[1:])
+    arguments, config_path = read_arguments(items[1:])  # C1-C3 and I1-I6, as parse
     parse, load_defaults = _backend()
     defaults = load_defaults(config_path) if config_path else None  # C11
-    result = parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
+    result = parse(arguments.decode("utf-8", "surrogateescape"), defaults)
     recorded: Dict[str, Union[bool, int]] = {}
     if result.error is None and items[0]:
         recorded = recorded_values(read_frontmatter_prefix(items[0]))  # R2: unreadable restores nothing

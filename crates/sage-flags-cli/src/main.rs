@@ -4,7 +4,7 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
@@ -27,7 +27,9 @@ sys.exit(main())
 fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
     let items: Vec<Vec<u8>> = argv.iter().map(os_bytes).collect();
-    match program(&items, &mut io::stdin().lock(), &mut io::stdout().lock(), &mut io::stderr().lock()) {
+    let stdin = io::stdin();
+    let is_terminal = stdin.is_terminal();
+    match program(&items, &mut stdin.lock(), is_terminal, &mut io::stdout().lock(), &mut io::stderr().lock()) {
         Exit::Status(status) => ExitCode::from(u8::try_from(status).unwrap_or(1)),
         Exit::Python => hand_to_python(&argv),
     }

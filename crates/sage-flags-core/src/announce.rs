@@ -1,4 +1,4 @@
-//! `announce WORKFLOW ARGV...`: the text a workflow shows its user (docs/SPEC.md A1-A4),
+//! `announce WORKFLOW ARGV...`: the text a workflow shows its user (docs/SPEC.md A1-A5),
 //! the same bytes as `python/sage_flags/announce.py`.
 
 use crate::{ParseResult, Source, MODES, VALUE_MODES};
@@ -14,12 +14,25 @@ pub fn is_workflow_name(name: &[u8]) -> bool {
     }
 }
 
-/// A4: U+0000-U+001F except TAB and LF, U+007F and U+0080-U+009F are written `\u00xx`.
+/// A5: what a goal's LF is followed by: its later lines are indented under `Goal: `.
+pub const GOAL_INDENT: &str = "      ";
+
+/// A5: the bidi controls and the line and paragraph separators, written `\uxxxx`.
+fn is_bidi_or_separator(code: u32) -> bool {
+    matches!(code, 0x061c | 0x200e | 0x200f | 0x2028 | 0x2029 | 0x202a..=0x202e | 0x2066..=0x2069)
+}
+
+/// A4: U+0000-U+001F except TAB and LF, U+007F and U+0080-U+009F are written `\u00xx`;
+/// A5: bidi controls and U+2028/U+2029 `\uxxxx`, and LF is followed by [`GOAL_INDENT`].
 pub fn push_terminal_safe(out: &mut String, text: &str) {
     for c in text.chars() {
         let code = c as u32;
-        let unsafe_char = (code < 0x20 && c != '\t' && c != '\n') || (0x7f..0xa0).contains(&code);
-        if unsafe_char {
+        let unsafe_char =
+            (code < 0x20 && c != '\t' && c != '\n') || (0x7f..0xa0).contains(&code) || is_bidi_or_separator(code);
+        if c == '\n' {
+            out.push('\n');
+            out.push_str(GOAL_INDENT);
+        } else if unsafe_char {
             out.push_str(&format!("\\u{code:04x}"));
         } else {
             out.push(c);
@@ -65,7 +78,7 @@ pub fn render(workflow: &str, result: &ParseResult) -> (String, bool) {
     }
     if !result.goal.is_empty() {
         text.push_str("Goal: ");
-        push_terminal_safe(&mut text, &result.goal); // TAB and LF stay raw, as typed
+        push_terminal_safe(&mut text, &result.goal); // TAB raw; LF raw, then the indent (A5)
         text.push('\n');
     }
     (text, true)
@@ -89,8 +102,8 @@ mod tests {
     #[test]
     fn escapes_exactly_the_terminal_controls() {
         let mut out = String::new();
-        push_terminal_safe(&mut out, "a\tb\nc\u{1b}[31m\u{7f}\u{9b}\u{a0}\u{2028}\0");
-        assert_eq!(out, "a\tb\nc\\u001b[31m\\u007f\\u009b\u{a0}\u{2028}\\u0000");
+        push_terminal_safe(&mut out, "a\tb\nc\u{1b}[31m\u{7f}\u{9b}\u{a0}\u{2028}\u{202e}\u{2069}\u{2065}\0");
+        assert_eq!(out, "a\tb\n      c\\u001b[31m\\u007f\\u009b\u{a0}\\u2028\\u202e\\u2069\u{2065}\\u0000");
     }
 
     #[test]

@@ -38,10 +38,16 @@ pub struct SplitArgv<'a> {
     pub config_path: Option<&'a [u8]>,
 }
 
-/// C1: the operands and the config path of a command line, or the usage error (C3).
-pub fn split_argv<A: AsRef<[u8]>>(items: &[A]) -> Result<SplitArgv<'_>, &'static str> {
+/// I1: the item that makes `parse`, `announce` and `resume` read ARGUMENTS from standard input.
+pub const STDIN_SWITCH: &[u8] = b"--stdin";
+/// I4: the most bytes ARGUMENTS on standard input may have.
+pub const STDIN_LIMIT: usize = 262_144;
+
+/// C1 (and I1 when `stdin_switch`): operands, config path, whether `--stdin` was given.
+fn scan<A: AsRef<[u8]>>(items: &[A], stdin_switch: bool) -> Result<(SplitArgv<'_>, bool), &'static str> {
     let mut operands = Vec::with_capacity(items.len());
     let mut config_path = None;
+    let mut from_stdin = false;
     let mut iter = items.iter().map(AsRef::as_ref);
     while let Some(item) = iter.next() {
         if item == b"--" {
@@ -53,11 +59,56 @@ pub fn split_argv<A: AsRef<[u8]>>(items: &[A]) -> Result<SplitArgv<'_>, &'static
         // C3
         } else if let Some(path) = item.strip_prefix(b"--config-path=") {
             config_path = Some(path);
+        } else if stdin_switch && item == STDIN_SWITCH {
+            from_stdin = true;
         } else {
             operands.push(item);
         }
     }
-    Ok(SplitArgv { operands, config_path })
+    Ok((SplitArgv { operands, config_path }, from_stdin))
+}
+
+/// C1: the operands and the config path of a command line, or the usage error (C3).
+/// `batch` reads it so: `--stdin` is an operand there.
+pub fn split_argv<A: AsRef<[u8]>>(items: &[A]) -> Result<SplitArgv<'_>, &'static str> {
+    scan(items, false).map(|(split, _)| split)
+}
+
+/// I2-I5: standard input's bytes as ARGUMENTS; `None` for a terminal (never read: I5).
+fn read_stdin_arguments(stdin: Option<&mut dyn Read>) -> Result<Vec<u8>, &'static str> {
+    let Some(stdin) = stdin else {
+        return Err("--stdin: standard input is a terminal");
+    };
+    let mut data = Vec::new();
+    let mut limited = stdin.take(STDIN_LIMIT as u64 + 1);
+    // A read error ends the input, as in batch (no stdin at all: no bytes).
+    while let Err(error) = limited.read_to_end(&mut data) {
+        if error.kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    if data.contains(&0) {
+        return Ok(vec![0xff]); // I3: a NUL is E4, exactly as invalid UTF-8 (checked before the size, as bash)
+    }
+    if data.len() > STDIN_LIMIT {
+        return Err("--stdin: ARGUMENTS on standard input exceed 262144 bytes");
+    }
+    Ok(data)
+}
+
+/// C1-C3 and I1: ARGUMENTS (operands joined, or standard input) and the config path.
+pub fn read_arguments<'a, A: AsRef<[u8]>>(
+    items: &'a [A],
+    stdin: Option<&mut dyn Read>,
+) -> Result<(Vec<u8>, Option<&'a [u8]>), &'static str> {
+    let (SplitArgv { operands, config_path }, from_stdin) = scan(items, true)?;
+    if !from_stdin {
+        return Ok((operands.join(&b' '), config_path)); // C2
+    }
+    if !operands.is_empty() {
+        return Err("--stdin takes ARGUMENTS from standard input only: no operand beside it");
+    }
+    Ok((read_stdin_arguments(stdin)?, config_path))
 }
 
 fn defaults_for(config_path: Option<&[u8]>) -> Defaults {
@@ -71,14 +122,14 @@ fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
     result.is_ok()
 }
 
-/// `parse ARGV...`: `args` are the items after `parse`.
-pub fn run_parse<A: AsRef<[u8]>>(args: &[A]) -> Output {
-    let SplitArgv { operands, config_path } = match split_argv(args) {
-        Ok(split) => split,
+/// `parse ARGV...`: `args` are the items after `parse`; `stdin` is read only for `--stdin`
+/// (`None`: standard input is a terminal, I5).
+pub fn run_parse<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Output {
+    let (arguments, config_path) = match read_arguments(args, stdin) {
+        Ok(read) => read,
         Err(message) => return Output::usage(message),
     };
     let defaults = defaults_for(config_path);
-    let arguments = operands.join(&b' '); // C2
     let mut stdout = Vec::with_capacity(arguments.len() + 160);
     let ok = json_line(&arguments, &defaults, &mut stdout);
     Output { stdout, stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
@@ -154,8 +205,9 @@ pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
     }
 }
 
-/// `announce WORKFLOW ARGV...`: `args` are the items after `announce` (A1-A4).
-pub fn run_announce<A: AsRef<[u8]>>(args: &[A]) -> Output {
+/// `announce WORKFLOW ARGV...`: `args` are the items after `announce` (A1-A5); `stdin` as for
+/// [`run_parse`].
+pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Output {
     let Some((workflow, rest)) = args.split_first() else {
         return Output::usage("announce needs a WORKFLOW name");
     };
@@ -163,21 +215,22 @@ pub fn run_announce<A: AsRef<[u8]>>(args: &[A]) -> Output {
     if !is_workflow_name(workflow) {
         return Output::usage("the WORKFLOW name must match ^[a-z][a-z0-9-]*$");
     }
-    let SplitArgv { operands, config_path } = match split_argv(rest) {
-        Ok(split) => split,
+    let (arguments, config_path) = match read_arguments(rest, stdin) {
+        Ok(read) => read,
         Err(message) => return Output::usage(message),
     };
-    let result = parse_bytes(&operands.join(&b' '), &defaults_for(config_path));
+    let result = parse_bytes(&arguments, &defaults_for(config_path));
     let (text, ok) = render(&String::from_utf8_lossy(workflow), &result); // ASCII: checked above
     Output { stdout: text.into_bytes(), stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
 }
 
 /// A whole command line: `argv[0]` is the command (`parse`, `batch` or `announce`), the rest its items.
+/// `stdin` is not a terminal.
 pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
     match argv.split_first() {
-        Some((command, args)) if command.as_ref() == b"parse" => run_parse(args),
+        Some((command, args)) if command.as_ref() == b"parse" => run_parse(args, Some(stdin)),
         Some((command, args)) if command.as_ref() == b"batch" => run_batch(args, stdin),
-        Some((command, args)) if command.as_ref() == b"announce" => run_announce(args),
+        Some((command, args)) if command.as_ref() == b"announce" => run_announce(args, Some(stdin)),
         Some((command, _)) => {
             Output::usage(&format!("unknown command '{}'", String::from_utf8_lossy(command.as_ref())))
         }
@@ -205,10 +258,12 @@ pub enum Exit {
 /// `parse`, `batch` (streamed, C22), `announce` and `--version` run here, with the same bytes
 /// and statuses as the Python command line; a usage error is one `sage-flags: ...` line on
 /// stderr and status 2. Like the Python CLI, a reader that goes away ends the program with
-/// status 1 and nothing more on stderr.
+/// status 1 and nothing more on stderr. `stdin_is_terminal`: `--stdin` refuses to wait for a
+/// person to type (I5).
 pub fn program<A: AsRef<[u8]>>(
     argv: &[A],
     stdin: &mut dyn Read,
+    stdin_is_terminal: bool,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Exit {
@@ -216,8 +271,8 @@ pub fn program<A: AsRef<[u8]>>(
         return usage(stderr, "a subcommand is required");
     };
     let output = match command.as_ref() {
-        b"parse" => run_parse(args),
-        b"announce" => run_announce(args),
+        b"parse" => run_parse(args, (!stdin_is_terminal).then_some(stdin)),
+        b"announce" => run_announce(args, (!stdin_is_terminal).then_some(stdin)),
         b"--version" | b"-V" => Output { stdout: format!("sage-flags {VERSION}\n").into_bytes(), ..Output::default() },
         b"batch" => {
             return match run_batch_streaming(args, stdin, stdout) {
@@ -256,7 +311,7 @@ mod tests {
     use super::*;
 
     fn parse_argv(items: &[&str]) -> Output {
-        run_parse(&items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>())
+        run_parse(&items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>(), None)
     }
 
     #[test]
@@ -268,6 +323,26 @@ mod tests {
         assert_eq!(split_argv(&["--", "--config-path"]), Ok(split(vec![b"--config-path"], None)));
         assert_eq!(split_argv(&["--config-path", "--"]), Ok(split(vec![], Some(b"--"))));
         assert_eq!(split_argv(&["--config-path=", "x"]), Ok(split(vec![b"x"], Some(b""))));
+    }
+
+    #[test]
+    fn stdin_switch_bound_nul_and_terminal() {
+        let run_stdin = |args: &[&str], input: &[u8]| run_parse(args, Some(&mut &input[..]));
+        let ok = run_stdin(&["--config-path", "--stdin", "--stdin"], b" --autonomous go \n");
+        assert_eq!(ok.status, OK);
+        assert!(String::from_utf8(ok.stdout).unwrap().contains("\"goal\": \"go\""));
+        assert_eq!(run_stdin(&["--stdin", "x"], b"go").status, USAGE_ERROR); // I1
+        assert_eq!(run_stdin(&["--", "--stdin"], b"go").status, PARSE_ERROR); // an operand after --: E1
+        let exactly = vec![b'x'; STDIN_LIMIT];
+        assert_eq!(run_stdin(&["--stdin"], &exactly).status, OK);
+        let over = vec![b'x'; STDIN_LIMIT + 1];
+        assert_eq!(run_stdin(&["--stdin"], &over).status, USAGE_ERROR); // I4
+        let mut nul_then_over = b"a\0".to_vec();
+        nul_then_over.extend_from_slice(&over);
+        let nul = run_stdin(&["--stdin"], &nul_then_over); // I3: E4, before the size
+        assert_eq!(nul.status, PARSE_ERROR);
+        assert!(String::from_utf8(nul.stdout).unwrap().contains("not valid UTF-8"));
+        assert_eq!(run_parse(&["--stdin"], None).status, USAGE_ERROR); // I5: a terminal
     }
 
     #[test]
@@ -332,7 +407,7 @@ mod program_tests {
     /// (exit, stdout, stderr) of the program on `argv` and `stdin`.
     fn call(argv: &[&str], stdin: &[u8]) -> (Exit, Vec<u8>, Vec<u8>) {
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let exit = program(argv, &mut &stdin[..], &mut stdout, &mut stderr);
+        let exit = program(argv, &mut &stdin[..], false, &mut stdout, &mut stderr);
         (exit, stdout, stderr)
     }
 
@@ -393,7 +468,7 @@ mod program_tests {
     fn a_closed_stdout_is_status_1_and_silent() {
         for argv in [&["parse", "go"][..], &["batch"]] {
             let mut stderr = Vec::new();
-            let exit = program(argv, &mut &b"a\0"[..], &mut Closed, &mut stderr);
+            let exit = program(argv, &mut &b"a\0"[..], false, &mut Closed, &mut stderr);
             assert_eq!((exit, stderr), (Exit::Status(PARSE_ERROR), Vec::new()), "{argv:?}");
         }
     }

@@ -1,6 +1,8 @@
 """Drop-in flag parser for a Sage project.
 
-    python -m core.flag_parser parse "$ARGUMENTS" --config-path .sage/config.yaml
+    python -m core.flag_parser parse --config-path ../.sage/config.yaml --stdin <<'SAGE_ARGUMENTS_7Q2F'
+    $ARGUMENTS
+    SAGE_ARGUMENTS_7Q2F
 
 behaves exactly like ``sage-flags parse``; ``core.flag_parser.parser.parse`` and
 ``core.flag_parser.config_loader.load_defaults`` are the predecessor's API.

@@ -2,6 +2,7 @@
 # announce.sh: the bash layer of `sage-flags announce` (docs/SPEC.md, SKILL.md).
 #
 #   bash sage/core/flag_parser/announce.sh WORKFLOW ARGUMENTS... [--config-path PATH]
+#   bash sage/core/flag_parser/announce.sh WORKFLOW [--config-path PATH] --stdin < ARGUMENTS
 #
 # prints the line the workflow shows its user and exits like parse.sh:
 #   Sage → build workflow. Modes: --quality-locked, --autonomous (config)    status 0
@@ -11,7 +12,8 @@
 # and status 2 with one stderr line for a usage error: WORKFLOW not matching
 # ^[a-z][a-z0-9-]*$, or --config-path without a value (C3).
 # Text from the user is terminal-safe: C0 controls but TAB and LF, DEL and the
-# C1 controls (U+0080-U+009F) are written as \u00XX.
+# C1 controls (U+0080-U+009F) are written as \u00XX (A4); bidi controls and
+# U+2028/U+2029 as \uXXXX, and each LF is followed by six spaces (A5).
 #
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
@@ -29,9 +31,11 @@ fi
 
 SAGE_FLAGS_ARROW=$'\xe2\x86\x92' # U+2192, as UTF-8 bytes (LC_ALL=C)
 
-# The bytes to escape, and their \u00XX forms, built once with builtins only:
+# The bytes to escape, and their escaped forms, built once with builtins only:
 # C0 but TAB (0x09) and LF (0x0a), and DEL; then the C1 controls, which are
-# 0xc2 0x80-0x9f in UTF-8 (the text is valid UTF-8: parse checked it, C10).
+# 0xc2 0x80-0x9f in UTF-8 (the text is valid UTF-8: parse checked it, C10) (A4);
+# then the bidi controls and U+2028/U+2029 (3 bytes; U+061C 2), and LF, which
+# gets six spaces after it (A5).
 SAGE_FLAGS_UNSAFE=()
 SAGE_FLAGS_UNSAFE_ESCAPED=()
 SAGE_FLAGS__PRESENT=()
@@ -50,13 +54,32 @@ sage_flags__build_escapes() {
         SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$byte
         SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]="\\u00$hex"
     done
+    for hex in 061c:d89c 200e:e2808e 200f:e2808f 2028:e280a8 2029:e280a9 202a:e280aa 202b:e280ab \
+        202c:e280ac 202d:e280ad 202e:e280ae 2066:e281a6 2067:e281a7 2068:e281a8 2069:e281a9; do
+        code=${hex#*:}
+        printf -v byte '%b' "\\x${code:0:2}\\x${code:2:2}${code:4:2}"
+        if ((${#code} == 6)); then
+            printf -v byte '%b' "\\x${code:0:2}\\x${code:2:2}\\x${code:4:2}"
+        fi
+        SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$byte
+        SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]="\\u${hex%%:*}"
+    done
+    SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$'\n'
+    SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]=$'\n      '
 }
 sage_flags__build_escapes
+
+# Whether $1 holds nothing to escape (A4, A5).
+sage_flags__is_safe() {
+    [[ $1 != *[$'\x01'-$'\x08'$'\x0a'-$'\x1f'$'\x7f']* && $1 != *$'\xc2'[$'\x80'-$'\x9f']* &&
+        $1 != *$'\xe2\x80'[$'\x8e'$'\x8f'$'\xa8'-$'\xae']* && $1 != *$'\xe2\x81'[$'\xa6'-$'\xa9']* &&
+        $1 != *$'\xd8\x9c'* ]]
+}
 
 # Sets SAGE_FLAGS_SAFE to STRING with every unsafe control escaped.
 sage_flags_terminal_safe() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    if [[ $1 != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $1 != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
+    if sage_flags__is_safe "$1"; then
         SAGE_FLAGS_SAFE=$1
         return 0
     fi
@@ -75,17 +98,24 @@ sage_flags_terminal_safe() {
 # escaping: a chunk that needs escapes goes on in pieces of SAGE_FLAGS__PIECE
 # bytes, and a piece through one ${s//p/r} per unsafe byte it holds.
 sage_flags__safe_slices() {
-    local s=$1 size=$2 out='' c n off=0 len i
+    local s=$1 size=$2 out='' c n off=0 len i extra
     n=${#s}
     while ((off < n)); do
         c=${s:off:size}
         len=${#c}
-        if [[ $c == *$'\xc2' ]] && ((off + len < n)); then
-            c=${s:off:len+1}
-            len=$((len + 1))
+        # Never cut inside a character that may need an escape (2 or 3 bytes; lead bytes
+        # C2, D8, E2 are never continuation bytes: the text is valid UTF-8).
+        extra=0
+        case $c in
+            *$'\xe2') extra=2 ;;
+            *[$'\xc2'$'\xd8'] | *$'\xe2'[$'\x80'$'\x81']) extra=1 ;;
+        esac
+        if ((extra > 0 && off + len < n)); then
+            c=${s:off:len+extra}
+            len=${#c}
         fi
         off=$((off + len))
-        if [[ $c != *[$'\x01'-$'\x08'$'\x0b'-$'\x1f'$'\x7f']* && $c != *$'\xc2'[$'\x80'-$'\x9f']* ]]; then
+        if sage_flags__is_safe "$c"; then
             out+=$c
         elif ((size > SAGE_FLAGS__PIECE)); then
             sage_flags__safe_slices "$c" "$SAGE_FLAGS__PIECE"
@@ -114,7 +144,7 @@ sage_flags_announce_main() {
         printf '%s\n' 'announce.sh: the WORKFLOW name must match ^[a-z][a-z0-9-]*$' >&2
         return 2
     fi
-    if ! sage_flags_split_argv ${1+"$@"}; then
+    if ! sage_flags_arguments ${1+"$@"}; then
         printf '%s\n' "announce.sh: $SAGE_FLAGS_USAGE_ERROR (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])" >&2
         return 2
     fi
@@ -145,7 +175,7 @@ sage_flags_announce_main() {
     done
     if [[ -n $SAGE_FLAGS_GOAL ]]; then
         sage_flags_terminal_safe "$SAGE_FLAGS_GOAL"
-        printf 'Goal: %s\n' "$SAGE_FLAGS_SAFE" # TAB and LF stay raw, as typed
+        printf 'Goal: %s\n' "$SAGE_FLAGS_SAFE" # TAB raw; LF raw, then the indent (A5)
     fi
     return 0
 }

@@ -23,7 +23,7 @@ sage_flags_batch_main() {
         printf '%s\n' "batch.sh: $SAGE_FLAGS_USAGE_ERROR (usage: batch.sh [--config-path PATH] < records)" >&2
         return 2
     fi
-    if ((SAGE_FLAGS_OPERAND_COUNT > 0)); then
+    if ((SAGE_FLAGS_OPERAND_COUNT > 0)) || [[ -n $SAGE_FLAGS_FROM_STDIN ]]; then # --stdin is an operand here
         printf '%s\n' "batch.sh: batch takes no operands; records come on stdin, NUL-terminated" >&2
         return 2
     fi

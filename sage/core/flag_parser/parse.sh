@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # parse.sh: the bash layer of the sage-flags contract (docs/SPEC.md, C1-C21).
 #   bash sage/core/flag_parser/parse.sh ARGUMENTS... [--config-path PATH]
+#   bash sage/core/flag_parser/parse.sh [--config-path PATH] --stdin < ARGUMENTS   (I1-I6)
 # prints one JSON line (C16), exits 0, 1 (E1-E4) or 2 (C3). Sourced (by
 # batch.sh and the other bash entries) it only defines the API below.
 # bash 3.2 safe, no fork or external command, linear (C21), C20-proof; see
@@ -11,7 +12,10 @@
 # Function API (stable; names prefixed sage_flags_ / SAGE_FLAGS_):
 #   sage_flags_split_argv ARGV...  C1-C3: sets SAGE_FLAGS_ARGUMENTS (operands joined
 #       by a space), SAGE_FLAGS_OPERAND_COUNT, SAGE_FLAGS_CONFIG_PATH (empty when none),
-#       SAGE_FLAGS_USAGE_ERROR (empty, or the message). Returns 0, or 2 on a usage error.
+#       SAGE_FLAGS_USAGE_ERROR (empty, or the message), SAGE_FLAGS_FROM_STDIN (1 when the
+#       item --stdin came before any --, else empty; not an operand). Returns 0, or 2 on a usage error.
+#   sage_flags_arguments ARGV...   C1-C3 and I1-I5 (parse, announce, resume): as split_argv,
+#       then with --stdin SAGE_FLAGS_ARGUMENTS is standard input's bytes. Returns 0, or 2.
 #   sage_flags_load_defaults PATH  C11-C14: sets SAGE_FLAGS_DEFAULTS, true/false per
 #       SAGE_FLAGS_MODE_KEYS. Never prints, never blocks, returns 0.
 #   sage_flags_parse ARGUMENTS     C5-C10, C15, C18 against SAGE_FLAGS_DEFAULTS (load
@@ -68,6 +72,7 @@ SAGE_FLAGS_CHUNK=4096
 # pieces there, each cut from a chunk (never from the whole text).
 SAGE_FLAGS__PIECE=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
 SAGE_FLAGS_E4='Arguments are not valid UTF-8.'
+SAGE_FLAGS_STDIN_LIMIT=262144 # docs/SPEC.md I4
 # Longest ARGUMENTS or config (bytes) for this file's path, whose pattern
 # operations cost O(length) per byte on a long token or WS run (bash 4.4:
 # ~1 s at 4 KiB). Never read from the environment (C20); test-only: tests that
@@ -111,6 +116,7 @@ sage_flags_split_argv() {
     operands=()
     SAGE_FLAGS_CONFIG_PATH=
     SAGE_FLAGS_USAGE_ERROR=
+    SAGE_FLAGS_FROM_STDIN=
     while (($# > 0)); do
         case $1 in
             --)
@@ -118,6 +124,7 @@ sage_flags_split_argv() {
                 operands+=("$@")
                 break
                 ;;
+            --stdin) SAGE_FLAGS_FROM_STDIN=1 ;;
             --config-path)
                 if (($# == 1)); then
                     SAGE_FLAGS_USAGE_ERROR='--config-path needs a value'
@@ -135,6 +142,37 @@ sage_flags_split_argv() {
     done
     SAGE_FLAGS_OPERAND_COUNT=${#operands[@]}
     SAGE_FLAGS_ARGUMENTS=${operands[*]+"${operands[*]}"}
+    return 0
+}
+
+sage_flags_arguments() {
+    local IFS=$' \t\n' # see "IFS" above
+    local status
+    sage_flags_split_argv ${1+"$@"} || return 2
+    if [[ -z $SAGE_FLAGS_FROM_STDIN ]]; then
+        return 0
+    fi
+    if ((SAGE_FLAGS_OPERAND_COUNT > 0)); then
+        SAGE_FLAGS_USAGE_ERROR='--stdin takes ARGUMENTS from standard input only: no operand beside it'
+        return 2
+    fi
+    if [[ -t 0 ]]; then # I5: never wait for someone to type
+        SAGE_FLAGS_USAGE_ERROR='--stdin: standard input is a terminal'
+        return 2
+    fi
+    # I2-I4: up to a NUL, the end, or one byte past the limit. Status 0 with fewer
+    # bytes: the NUL ended it; nonzero: the end (or no stdin at all: no bytes).
+    SAGE_FLAGS_ARGUMENTS=
+    { IFS= read -r -d '' -n $((SAGE_FLAGS_STDIN_LIMIT + 1)) SAGE_FLAGS_ARGUMENTS; } 2>/dev/null
+    status=$?
+    if ((${#SAGE_FLAGS_ARGUMENTS} > SAGE_FLAGS_STDIN_LIMIT)); then
+        SAGE_FLAGS_USAGE_ERROR="--stdin: ARGUMENTS on standard input exceed $SAGE_FLAGS_STDIN_LIMIT bytes"
+        SAGE_FLAGS_ARGUMENTS=
+        return 2
+    fi
+    if ((status == 0)); then
+        SAGE_FLAGS_ARGUMENTS=$'\xff' # I3: a NUL is E4, exactly as invalid UTF-8
+    fi
     return 0
 }
 
@@ -316,8 +354,8 @@ sage_flags_render_json() {
 
 sage_flags_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    if ! sage_flags_split_argv ${1+"$@"}; then
-        printf '%s\n' "parse.sh: $SAGE_FLAGS_USAGE_ERROR (usage: parse.sh ARGUMENTS... [--config-path PATH])" >&2
+    if ! sage_flags_arguments ${1+"$@"}; then
+        printf '%s\n' "parse.sh: $SAGE_FLAGS_USAGE_ERROR (usage: parse.sh ARGUMENTS... [--config-path PATH], or parse.sh [--config-path PATH] --stdin < ARGUMENTS)" >&2
         return 2
     fi
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"

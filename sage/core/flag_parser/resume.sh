@@ -33,7 +33,7 @@ sage_flags_resume_main() {
     fi
     manifest=$1
     shift
-    if ! sage_flags_split_argv ${1+"$@"}; then
+    if ! sage_flags_arguments ${1+"$@"}; then # C1-C3, I1-I5
         printf '%s\n' "resume.sh: $SAGE_FLAGS_USAGE_ERROR (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
         return 2
     fi
