@@ -804,6 +804,102 @@ def run_env(env: Dict[str, str], argv: List[bytes], config: Optional[dict], reco
     check_agreement("batch", [], env=env, stdin=b"".join(r + b"\0" for r in records), kind="batch env")
 
 
+# --- persist and resume (SPEC section 13): a manifest file per layer, and PyYAML as a second oracle ----------------
+
+
+def _vector_text(data: Optional[bytes]):
+    return None if data is None else gen.vector_field(data)
+
+
+def _manifest_runs(command: str, before: Optional[bytes], args: List[bytes], stdin: bytes) -> Dict[str, tuple]:
+    """``command`` on a fresh copy of ``before`` in every layer (cli and module run the same code: cli only):
+    (outcome, the manifest's bytes afterwards, temp files left) per layer."""
+
+    def one(layer: Layer, directory: Path) -> tuple:
+        path = directory / "manifest.md"
+        if before is not None:
+            path.write_bytes(before)
+        outcome = _run(layer, command, [os.fsencode(path), *args], stdin, {})
+        after = path.read_bytes() if path.exists() else None
+        leftovers = tuple(sorted(p.name for p in directory.iterdir() if p.name != "manifest.md"))
+        return outcome, after, leftovers
+
+    layers = [layer for layer in available_layers(command) if not layer.name.startswith("module-")]
+    with tempfile.TemporaryDirectory(prefix="sage-fuzz-") as workdir:
+        futures = {}
+        for layer in layers:
+            directory = Path(workdir) / layer.name
+            directory.mkdir()
+            futures[layer.name] = _POOL.submit(one, layer, directory)
+        return {name: future.result() for name, future in futures.items()}
+
+
+def check_manifest(command: str, before: Optional[bytes], args: List[bytes], stdin: bytes = b"") -> tuple:
+    """One persist or resume example through every layer: same stdout, status, stderr shape, file bytes and no
+    temp file left; PyYAML agrees (parity/yaml_oracle.py). Returns the agreed (outcome, after)."""
+    from parity import yaml_oracle  # PyYAML: a test dependency, only needed by these kinds
+
+    start = time.monotonic()
+    runs = _manifest_runs(command, before, args, stdin)
+    expected_name = "cli-pure" if "cli-pure" in runs else next(iter(runs))
+    expected, expected_after, _ = runs[expected_name]
+    problems = []
+    for name, (outcome, after, leftovers) in runs.items():
+        if (outcome.stdout, outcome.status) != (expected.stdout, expected.status):
+            problems.append("%s: status %s stdout %s" % (name, outcome.status, _show(outcome.stdout)))
+        if after != expected_after:
+            problems.append("%s: manifest %s" % (name, _show(after or b"(none)")))
+        if leftovers:
+            problems.append("%s: left %s" % (name, ", ".join(leftovers)))
+        lines = outcome.stderr.count(b"\n")
+        if lines != (0 if outcome.status in (0, 1) else 1):
+            problems.append("%s: status %s with stderr %s" % (name, outcome.status, _show(outcome.stderr)))
+    try:
+        if command == "persist" and expected.status in (0, 3):
+            yaml_oracle.check_persist(before, stdin, expected.status, expected_after)
+        elif command == "resume":
+            yaml_oracle.check_resume(before, expected.stdout)
+    except AssertionError as error:
+        problems.append("PyYAML: %s" % str(error)[:300])
+    STATS.count(command, 1, time.monotonic() - start, {name: run[0] for name, run in runs.items()})
+    if problems:
+        spec = {"before": _vector_text(before)}
+        if command == "persist" and expected_after != before:
+            spec["after"] = _vector_text(expected_after)
+        vector = Vector(
+            name="",
+            rules=("P9",) if command == "persist" else ("R1",),
+            argv=(b"{manifest}", *args),
+            stdout=expected.stdout,
+            status=expected.status if expected.status is not None else -1,
+            command=command,
+            stdin=stdin,
+            note="found by parity/fuzz.py: " + problems[0][:200],
+            extra={"manifest": spec},
+        )
+        raise diverged(vector, problems)
+    return expected, expected_after
+
+
+def _contract_line(args: List[str]) -> bytes:
+    return reference.parse(" ".join(args)).to_json().encode("utf-8") + b"\n"
+
+
+def run_persist(before: Optional[bytes], args: List[str], goal: str, resume_args: List[str]) -> None:
+    """persist, then resume (no flags, and flags) on its result, then persist of that resume line."""
+    outcome, after = check_manifest("persist", before, [], _contract_line([*args, goal]))
+    if outcome.status != 0:
+        return
+    check_manifest("resume", after, [])
+    resumed, _ = check_manifest("resume", after, [a.encode() for a in resume_args])
+    if resumed.status == 0:
+        check_manifest("persist", after, [], resumed.stdout)
+
+
+def run_resume(before: Optional[bytes], resume_args: List[str]) -> None:
+    check_manifest("resume", before, [a.encode() for a in resume_args])
+
+
 # kind -> the command whose layers it needs (a kind whose command has no layer is not run)
 COMMAND = {
     "bulk": "batch",
@@ -813,6 +909,8 @@ COMMAND = {
     "env": "parse",
     "announce": "announce",
     "stdin": "parse",
+    "persist": "persist",
+    "resume": "resume",
 }
 # kind -> (strategy of the arguments, runner). Each hypothesis example calls the runner once.
 KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
@@ -829,6 +927,8 @@ KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
     ),
     "announce": (gen.announce_argvs(), run_announce),
     "stdin": (gen.stdin_forms(), run_stdin),
+    "persist": (st.tuples(gen.manifests(), gen.FLAG_ARGS, gen.MANIFEST_GOALS, gen.FLAG_ARGS), run_persist),
+    "resume": (st.tuples(gen.manifests(), gen.FLAG_ARGS), run_resume),
 }
 
 
@@ -852,8 +952,28 @@ def hypothesis_test(kind: str, max_examples: int, **overrides) -> Callable[[], N
 # over chunk counts, never over elapsed time, so `--seed N` replays the same kinds with the same seeds). Streamed
 # records are cheap per example; argv, config, env and announce vary what only a process start can, so they get
 # most of the turns.
-SHARES = {"bulk": 1, "records": 2, "argv": 3, "config": 3, "env": 3, "announce": 2, "stdin": 2}
-CHUNK = {"bulk": 2, "records": 10, "argv": 6, "config": 4, "env": 4, "announce": 4, "stdin": 4}
+SHARES = {
+    "bulk": 1,
+    "records": 2,
+    "argv": 3,
+    "config": 3,
+    "env": 3,
+    "announce": 2,
+    "stdin": 2,
+    "persist": 2,
+    "resume": 1,
+}
+CHUNK = {
+    "bulk": 2,
+    "records": 10,
+    "argv": 6,
+    "config": 4,
+    "env": 4,
+    "announce": 4,
+    "stdin": 4,
+    "persist": 4,
+    "resume": 4,
+}
 
 
 def plan(master_seed: int, kinds: Sequence[str]) -> Iterator[Tuple[str, int]]:

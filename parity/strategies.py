@@ -846,3 +846,137 @@ def announce_argvs(draw) -> Tuple[List[bytes], Optional[dict]]:
     config = config_spec(c) if c.chance(30) else None
     workflow = c.pick(WORKFLOWS) if c.chance(90) else free_text(c).encode("utf-8")
     return [workflow, *argv_items(c, config is not None)], config
+
+
+# --- manifests (persist, resume: SPEC section 13) -----------------------------------------------------------------
+#
+# Manifests assembled from pieces that exercise every branch and the YAML shapes of issue 18: with and without
+# frontmatter (fences with trailing blanks), flags blocks in every shape (indentation, comments at every
+# indentation, other entries, nested and flow-style values, column-0 lists, multi-line values, quoted and
+# repeated keys, anchors and aliases), CRLF, BOM, tabs, unicode, invalid UTF-8 in the body, no final newline.
+
+MODE_KEYS_LIST = list(MODE_KEYS)
+MANIFEST_WORDS = st.sampled_from(
+    [
+        "title: Cycle 3",
+        "owner: ana",
+        "# a comment",
+        "",
+        "  nested: 1",
+        "tags: [a, b]",
+        "é: ü",
+        "base: &base {autonomous: true}",
+        "copy: *base",
+        '"quoted key": 1',
+        "list:",
+        "- item",
+        "note: |",
+        "  flags: not a key",
+        "\tnot yaml: tab",
+        "--- x",
+        "---  ",
+        "...",
+    ]
+)
+MANIFEST_VALUES = st.sampled_from(
+    [
+        "true",
+        "false",
+        "yes",
+        '"true"',
+        "'no'",
+        "True",
+        "null",
+        "x y",
+        "",
+        "&a true",
+        "*a",
+        "!!bool true",
+        "[true]",
+        "{x: 1}",
+        "|",
+        ">-",
+        '"tr\\u0075e"',
+        "-",
+        "-1",
+        "2",
+        "07",
+        "~",
+    ]
+)
+MANIFEST_TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
+MANIFEST_INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
+
+
+@st.composite
+def flags_block(draw) -> List[str]:
+    indent = draw(MANIFEST_INDENTS)
+    header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(MANIFEST_TAILS)
+    lines = [header]
+    keys = [*MODE_KEYS_LIST, "subagents", "quality_locked_extra", "- item", '"autonomous"', "'quality_locked'"]
+    kinds = ["entry", "entry", "entry", "blank", "comment", "nested", "deeper", "flow", "column-0", "continued"]
+    for _ in range(draw(st.integers(0, 6))):
+        choice = draw(st.sampled_from(kinds))
+        if choice == "flow":
+            lines.append(indent + draw(st.sampled_from(MODE_KEYS_LIST)) + ": {a: 1}")
+        elif choice == "column-0":
+            lines.append(draw(st.sampled_from(["# recorded by /build", "- autonomous", "-"])))
+        elif choice == "continued":
+            lines.append(indent + indent + draw(st.sampled_from(["more", "# deeper comment", "- x"])))
+        elif choice == "entry":
+            key = draw(st.sampled_from(keys))
+            colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
+            lines.append(indent + key + colon + draw(MANIFEST_VALUES) + draw(MANIFEST_TAILS))
+        elif choice == "blank":
+            lines.append(draw(st.sampled_from(["", "  "])))
+        elif choice == "comment":
+            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero", " # one space"])))
+        elif choice == "nested":
+            lines.append(indent + "sub:")
+            lines.append(indent + indent + draw(st.sampled_from(MODE_KEYS_LIST)) + ": true")
+        else:
+            lines.append(indent + indent + "deeper: 1")
+    return lines
+
+
+@st.composite
+def manifests(draw) -> Optional[bytes]:
+    if draw(st.integers(0, 15)) == 0:
+        return None  # no file yet
+    body = draw(st.lists(MANIFEST_WORDS, max_size=3))
+    frontmatter: Optional[List[str]] = None
+    if draw(st.booleans()):
+        frontmatter = draw(st.lists(MANIFEST_WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
+        if draw(st.integers(0, 4)):
+            block = draw(flags_block())
+            at = draw(st.integers(0, len(frontmatter)))
+            frontmatter[at:at] = block
+            if draw(st.integers(0, 8)) == 0:
+                frontmatter.append(draw(st.sampled_from(["flags:", "flags: {}"])))
+    lines: List[str] = []
+    if frontmatter is not None:
+        fences = st.sampled_from(["---", "---", "---", "--- ", "---\t", "---x"])
+        lines = [draw(fences), *frontmatter]
+        if draw(st.integers(0, 10)):
+            lines.append(draw(fences))
+    lines += body
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    text = eol.join(lines)
+    if lines and draw(st.integers(0, 4)):
+        text += eol
+    data = text.encode("utf-8")
+    if draw(st.integers(0, 6)) == 0:
+        data += b"\xff\xfe invalid utf-8\n"
+    if draw(st.integers(0, 5)) == 0:
+        data = b"\xef\xbb\xbf" + data
+    return data
+
+
+FLAG_ARGS = st.lists(
+    st.sampled_from([f"--{n}" for _, n in MODES] + [f"--no-{n}" for _, n in MODES] + ["--", "goal", "--bogus"]),
+    max_size=3,
+)
+# Goals whose JSON form uses every escape of C17 and raw non-ASCII (persist checks the line's canonical form).
+MANIFEST_GOALS = st.text(
+    st.sampled_from('ab "\\\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x85\u00e9\u2028\U0001f680/'), max_size=6
+)

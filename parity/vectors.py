@@ -163,6 +163,9 @@ def cannot_run_here(vector: Vector) -> Optional[str]:
     the locales the vectors name (mk/bash.mk), so a missing one fails there instead of being skipped.
     """
     lacks = windows_lacks(vector) if os.name == "nt" else []
+    manifest = vector.extra.get("manifest")
+    if isinstance(manifest, dict) and manifest.get("as") == "root" and getattr(os, "geteuid", lambda: -1)() != 0:
+        lacks.append("root user (the vector states what persist does for root)")
     if sys.platform != "linux":
         lacks += [f"locale {name}" for key, name in sorted(vector.env.items()) if key in LOCALE_VARIABLES]
         lacks = [lack for lack in lacks if not lack.startswith("locale ") or _locale_missing(lack[7:])]

@@ -14,6 +14,7 @@ parity/vectors.py plus one field, "manifest":
   the link stays a link; "directory" or "fifo": the manifest path is one.
 - M (optional): permission bits as an octal string ("0640"), set before the
   run and expected after it.
+- "as": "root" (optional): the vector holds only for root (skipped otherwise).
 
 argv items may contain {manifest} (the manifest path, manifest.md in the run's
 own directory) and {config} (the config of the "config" field). "stdin" is the
@@ -27,8 +28,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -39,8 +42,9 @@ from process_trace import process_calls
 from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
-from parity import vectors
-from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
+from parity import vectors, yaml_oracle
+from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers, bash_interpreters
+from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
 
 MODE_KEYS = [key for key, _ in MODES]
@@ -100,67 +104,6 @@ def test_resume_lines_are_strict_json_with_notes_last() -> None:
 # UTF-8 in the body, no final newline. Every layer must produce the same file,
 # stdout and status; and resume (no flags) must restore what persist recorded.
 
-WORDS = st.sampled_from(["title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü"])
-VALUES = st.sampled_from(["true", "false", "yes", '"true"', "True", "null", "x y", ""])
-TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
-INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
-
-
-@st.composite
-def flags_block(draw) -> List[str]:
-    indent = draw(INDENTS)
-    header = "flags" + draw(st.sampled_from(["", " "])) + ":" + draw(TAILS)
-    lines = [header]
-    keys = [*MODE_KEYS, "subagents", "quality_locked_extra", "- item"]
-    for _ in range(draw(st.integers(0, 5))):
-        choice = draw(st.sampled_from(["entry", "entry", "entry", "blank", "comment", "nested", "deeper"]))
-        if choice == "entry":
-            key = draw(st.sampled_from(keys))
-            colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
-            lines.append(indent + key + colon + draw(VALUES) + draw(TAILS))
-        elif choice == "blank":
-            lines.append(draw(st.sampled_from(["", "  "])))
-        elif choice == "comment":
-            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero"])))
-        elif choice == "nested":
-            lines.append(indent + "sub:")
-            lines.append(indent + indent + draw(st.sampled_from(MODE_KEYS)) + ": true")
-        else:
-            lines.append(indent + indent + "deeper: 1")
-    return lines
-
-
-@st.composite
-def manifests(draw) -> Optional[bytes]:
-    if draw(st.integers(0, 15)) == 0:
-        return None  # no file yet
-    body = draw(st.lists(WORDS, max_size=3))
-    frontmatter: Optional[List[str]] = None
-    if draw(st.booleans()):
-        frontmatter = draw(st.lists(WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
-        if draw(st.integers(0, 4)):
-            block = draw(flags_block())
-            at = draw(st.integers(0, len(frontmatter)))
-            frontmatter[at:at] = block
-            if draw(st.integers(0, 8)) == 0:
-                frontmatter.append(draw(st.sampled_from(["flags:", "flags: {}"])))
-    lines: List[str] = []
-    if frontmatter is not None:
-        lines = ["---", *frontmatter]
-        if draw(st.integers(0, 10)):
-            lines.append("---")
-    lines += body
-    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
-    text = eol.join(lines)
-    if lines and draw(st.integers(0, 4)):
-        text += eol
-    data = text.encode("utf-8")
-    if draw(st.integers(0, 6)) == 0:
-        data += b"\xff\xfe invalid utf-8\n"
-    if draw(st.integers(0, 5)) == 0:
-        data = b"\xef\xbb\xbf" + data
-    return data
-
 
 def fuzz_layers(command: str) -> List[Layer]:
     """One Python layer per backend (cli and module run the same code) and bash."""
@@ -169,6 +112,7 @@ def fuzz_layers(command: str) -> List[Layer]:
 
 def persist_everywhere(before: Optional[bytes], line: bytes, workdir: Path) -> Dict[str, Tuple]:
     outcomes = {}
+    workdir.mkdir(exist_ok=True)
     for layer in fuzz_layers("persist"):
         directory = workdir / layer.name
         directory.mkdir()
@@ -187,15 +131,11 @@ def parse_line(args: List[str]) -> bytes:
     return reference.parse(" ".join(args)).to_json().encode("utf-8") + b"\n"
 
 
-FLAG_ARGS = st.lists(
-    st.sampled_from([f"--{n}" for _, n in MODES] + [f"--no-{n}" for _, n in MODES] + ["--", "goal", "--bogus"]),
-    max_size=3,
-)
 # Goals whose JSON form uses every escape of C17 and raw non-ASCII (persist checks the line's canonical form).
-GOALS = st.text(st.sampled_from('ab "\\\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x85\u00e9\u2028\U0001f680/'), max_size=6)
+GOALS = MANIFEST_GOALS
 
 
-@settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(before=manifests(), args=FLAG_ARGS, goal=GOALS, resume_args=FLAG_ARGS)
 def test_fuzz_persist_then_resume_agree_everywhere(
     before: Optional[bytes],
@@ -213,6 +153,8 @@ def test_fuzz_persist_then_resume_agree_everywhere(
     status, stdout, _, after, leftovers = first
     assert leftovers == ()
     assert stdout == (line if status != 2 else b"")
+    if status in (0, 3):
+        yaml_oracle.check_persist(before, line, status, after)
     if status != 0:
         assert after == before, "the manifest changed although nothing was written"
         return
@@ -223,6 +165,8 @@ def test_fuzz_persist_then_resume_agree_everywhere(
         plain = layer.run("resume", [os.fsencode(path)])
         flagged = layer.run("resume", [os.fsencode(path), *(a.encode() for a in resume_args)])
         resumes[layer.name] = (plain.returncode, plain.stdout, flagged.returncode, flagged.stdout)
+        yaml_oracle.check_resume(after, plain.stdout)
+        yaml_oracle.check_resume(after, flagged.stdout)
         restored = json.loads(plain.stdout)
         for key in MODE_KEYS:  # resume after persist restores exactly what was persisted
             assert (restored[key], restored[key + "_source"]) == (persisted[key], "manifest"), (layer.name, key)
@@ -230,6 +174,14 @@ def test_fuzz_persist_then_resume_agree_everywhere(
     assert len(set(resumes.values())) == 1, resumes
     # Persisting what resume restored changes nothing (in-process, in addition to the layers above).
     assert manifest.updated_manifest(after, manifest.contract_values(resumes[layer.name][1])[0]) == after
+    # Persist after persist: the resume line with flags goes back in, identically everywhere, YAML-checked.
+    second = resumes[layer.name][3]
+    if resumes[layer.name][2] == 0:
+        again = persist_everywhere(after, second, workdir / "again")
+        assert len(set(again.values())) == 1, again
+        status, _, _, final, _ = next(iter(again.values()))
+        assert status == 0
+        yaml_oracle.check_persist(after, second, status, final)
 
 
 @st.composite
@@ -360,7 +312,7 @@ def test_persist_sh_ignores_exported_functions(bash: BashInterpreter, tmp_path: 
     path.write_bytes(b"body\n")
     (tmp_path / f".manifest.md.sage-flags-tmp.{2**22 + 12345}").write_bytes(b"stale")
     env = {**os.environ}
-    for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "readlink"):
+    for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "chown"):
         env[f"BASH_FUNC_{name}%%"] = "() { echo hijacked >&2; return 0; }"
         env[name] = "() { echo hijacked >&2; return 0; }"
     result = subprocess.run(
@@ -390,3 +342,201 @@ def test_persist_functions_whatever_the_callers_ifs(bash: BashInterpreter, ifs: 
     )
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout == path.read_bytes() + b"\ntrue\nfalse"
+
+
+# --------------------------------------------------------------- who may write, and what persist reads (issue 16, 18)
+
+LINE = b'{"quality_locked": true, "autonomous": false, "goal": "go", "error": null, '
+LINE += b'"quality_locked_source": "flag", "autonomous_source": null}\n'
+NOBODY = 65534
+
+
+def _folder_others_can_enter() -> Path:
+    """A fresh 0777 folder another user can reach (tmp_path may sit in 0700 folders)."""
+    for base in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+        folder = Path(base)
+        if folder.is_dir() and all(os.stat(p).st_mode & stat.S_IXOTH for p in (folder, *folder.parents)):
+            shared = Path(tempfile.mkdtemp(prefix="sage-flags-persist-", dir=folder))
+            shared.chmod(0o777)  # the directory is writable: only the file's own bits may refuse
+            return shared
+    pytest.skip("no temp folder other users can enter")
+
+
+def _as_nobody_commands(shared: Path) -> Dict[str, List[str]]:
+    """persist as uid 65534 through the pure-Python layer and every bash, from copies it can read."""
+    setpriv = shutil.which("setpriv")
+    if os.name != "posix" or os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to run as another user")
+    drop = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    shutil.copytree(FLAG_PARSER_DIR, shared / "flag_parser")
+    shutil.copytree(Path(manifest.__file__).parent, shared / "python" / "sage_flags")
+    commands = {}
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python:  # the venv's interpreter may live in root's 0700 home
+        commands["python"] = [*drop, "env", f"PYTHONPATH={shared / 'python'}", python, "-m", "sage_flags", "persist"]
+    for number, interpreter in enumerate(bash_interpreters()):
+        copy = shared / f"bash{number}"
+        shutil.copyfile(interpreter.path, copy)
+        copy.chmod(0o755)
+        commands[interpreter.name] = [*drop, str(copy), str(shared / "flag_parser" / "persist.sh")]
+    for tree in (shared / "flag_parser", shared / "python"):
+        for path in [tree, *tree.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return commands
+
+
+def test_read_only_manifest_refused_for_other_users() -> None:
+    """Issue 18: a user who cannot write the file itself (0444, in a directory it may write) gets status 3,
+    the line on stdout, one stderr line, and the file byte-identical with its bits; 0644 is written (the
+    control). Root is what the kernel lets write anything: vector persist-read-only-file-as-root-rewritten."""
+    shared = _folder_others_can_enter()
+    try:
+        commands = _as_nobody_commands(shared)
+        assert commands, "no layer to run as another user"
+        before = b"---\nflags:\n  autonomous: true\n---\nbody\n"
+        for name, argv in commands.items():
+            path = shared / f"{name}.md"
+            path.write_bytes(before)
+            os.chown(path, NOBODY, NOBODY)
+            for bits, status in ((0o444, 3), (0o644, 0)):
+                path.write_bytes(before)
+                path.chmod(bits)
+                result = subprocess.run([*argv, str(path)], input=LINE, capture_output=True, timeout=60)
+                where = f"{name} {bits:o}"
+                assert (result.returncode, result.stdout) == (status, LINE), (where, result.stderr)
+                assert result.stderr.count(b"\n") == (1 if status else 0), (where, result.stderr)
+                after = b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\nbody\n"
+                assert path.read_bytes() == (before if status else after), where
+                assert stat.S_IMODE(path.stat().st_mode) == bits, where
+            assert sorted(p.name for p in shared.glob("*.sage-flags-tmp.*")) == [], name
+    finally:
+        shutil.rmtree(shared)
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_root_keeps_the_owner_of_a_rewritten_manifest(layer: Layer, tmp_path: Path) -> None:
+    """P6: root rewriting another user's manifest gives it back to that owner and group (and the bits,
+    set after the chown, which would clear set-id bits)."""
+    if os.name != "posix" or os.geteuid() != 0:
+        pytest.skip("needs root")
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"body\n")
+    os.chown(path, NOBODY, NOBODY + 1)
+    path.chmod(0o2640)
+    result = layer.run("persist", [os.fsencode(path)], stdin=LINE)
+    assert (result.returncode, result.stderr) == (0, b"")
+    info = path.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (NOBODY, NOBODY + 1, 0o2640)
+    assert path.read_bytes().endswith(b"---\nbody\n")
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_symlinked_directory_on_the_path_is_followed(layer: Layer, tmp_path: Path) -> None:
+    """P6: only the last component must not be a link; a linked directory (.sage -> elsewhere) is where the
+    caller chose to keep manifests, and the rename replaces an entry there, never writing through a link."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "linked").symlink_to("real")
+    (real / "manifest.md").write_bytes(b"body\n")
+    result = layer.run("persist", [os.fsencode(tmp_path / "linked" / "manifest.md")], stdin=LINE)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert (real / "manifest.md").read_bytes().endswith(b"---\nbody\n")
+    assert sorted(p.name for p in real.iterdir()) == ["manifest.md"]
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_endless_stdin_is_bounded(layer: Layer, tmp_path: Path) -> None:
+    """P1: `yes | tr -d '\\n' | persist m.md` ends with status 2, nothing written, having read at most
+    MAX_LINE_BYTES + 1 bytes (the writer then gets SIGPIPE); a line of exactly the bound is accepted."""
+    path = tmp_path / "manifest.md"
+    path.write_bytes(b"body\n")
+    env = {**os.environ, **layer.env}
+    proc = subprocess.Popen(
+        layer.argv("persist", [os.fsencode(path)]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    written = 0
+    try:
+        while written < 64 * manifest.MAX_LINE_BYTES:
+            proc.stdin.write(b"y" * 65536)
+            written += 65536
+    except BrokenPipeError:
+        pass
+    stdout, stderr = proc.communicate(timeout=60)
+    assert written < 64 * manifest.MAX_LINE_BYTES, "persist kept reading"
+    assert (proc.returncode, stdout, stderr.count(b"\n")) == (2, b"", 1)
+    assert path.read_bytes() == b"body\n"
+    prefix = parse_line(["--autonomous", ""])
+    longest = parse_line(["--autonomous", "g" * (manifest.MAX_LINE_BYTES - len(prefix))])
+    assert len(longest) == manifest.MAX_LINE_BYTES
+    too_long = parse_line(["--autonomous", "g" * (manifest.MAX_LINE_BYTES - len(prefix) + 1)])
+    for line, status in ((longest, 0), (too_long, 2)):
+        result = layer.run("persist", [os.fsencode(path)], stdin=line, timeout=120)
+        assert (result.returncode, result.stdout) == (status, line if status == 0 else b""), result.stderr
+
+
+# --------------------------------------------------------------- the YAML oracle (issue 18)
+
+
+def test_yaml_oracle_holds_on_every_vector() -> None:
+    """SPEC P9, R1: PyYAML reads every persist vector's result as the old mapping with exactly the persisted
+    entries under flags (body byte-identical), and agrees with every mode a resume vector restores. Every
+    layer gives exactly the vector's bytes (test_persist_vector, test_resume_vector), so this holds for all."""
+    checked = {"persist": 0, "resume": 0}
+    for vector in manifest_vectors("persist") + manifest_vectors("resume"):
+        spec = vector.extra["manifest"]
+        if spec.get("type", "file") != "file":
+            continue
+        before = None if spec.get("before") is None else vectors.to_bytes(spec["before"])
+        if vector.command == "persist" and vector.status in (0, 3):
+            after = vectors.to_bytes(spec["after"]) if "after" in spec else before
+            checked["persist"] += yaml_oracle.check_persist(before, vector.stdin, vector.status, after)
+        elif vector.command == "resume":
+            checked["resume"] += yaml_oracle.check_resume(before, vector.stdout)
+    assert checked["persist"] >= 30 and checked["resume"] >= 8, checked
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [b"flags:\n- autonomous\n", b"flags:\n# c\n  autonomous: true\n", b"flags:\n  autonomous: yes\n    no\n"],
+)
+def test_yaml_oracle_catches_the_old_bugs(frontmatter: bytes) -> None:
+    """The oracle fails on what persist wrote before issue 18 (so it can fail)."""
+    before = b"---\n" + frontmatter + b"---\n"
+    old_answer = {
+        b"flags:\n- autonomous\n": b"---\nflags:\n  quality_locked: true\n  autonomous: false\n- autonomous\n---\n",
+        b"flags:\n# c\n  autonomous: true\n": b"---\nflags:\n  quality_locked: true\n  autonomous: false\n# c\n"
+        b"  autonomous: true\n---\n",
+        b"flags:\n  autonomous: yes\n    no\n": b"---\nflags:\n  autonomous: false\n    no\n"
+        b"  quality_locked: true\n---\n",
+    }[frontmatter]
+    with pytest.raises(AssertionError):
+        yaml_oracle.check_persist(before, LINE, 0, old_answer)
+
+
+@settings(max_examples=2000, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(before=manifests(), args=FLAG_ARGS, resume_args=FLAG_ARGS)
+def test_fuzz_yaml_oracle_in_process(before: Optional[bytes], args: List[str], resume_args: List[str]) -> None:
+    """The oracle on many more manifests than the layers can run (the layers give the reference's bytes:
+    test_fuzz_persist_then_resume_agree_everywhere): persist, resume, persist again."""
+    line = parse_line([*args, "goal"])
+    values, has_error = manifest.contract_values(line)
+    if has_error:
+        return
+    try:
+        after = manifest.updated_manifest(before, values)
+        status = 0
+    except manifest.UnsafeManifest:
+        after, status = before, 3
+    counts = [yaml_oracle.check_persist(before, line, status, after)]
+    if status == 0:
+        result = reference.parse(" ".join(resume_args))
+        resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(after))) + "\n"
+        counts.append(yaml_oracle.check_resume(after, resumed.encode("utf-8")))
+    if before is not None:  # resume on the generated manifest itself, whatever persist made of it
+        result = reference.parse(" ".join(resume_args))
+        resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(before))) + "\n"
+        counts.append(yaml_oracle.check_resume(before, resumed.encode("utf-8")))

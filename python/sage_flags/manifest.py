@@ -17,15 +17,16 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import time
 
 from sage_flags._vocab import MODES, VALUE_MODES
-from sage_flags.reference import read_regular
+from sage_flags.reference import read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence, Tuple, Union
+    from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
     from sage_flags.reference import ParseResult
 
@@ -38,7 +39,15 @@ FLAGS_KEY = b"flags"
 BLANKS = b" \t"  # what YAML lets stand between tokens on a line
 NEW_BLOCK_INDENT = b"  "
 TEMP_MARKER = b".sage-flags-tmp."  # temp files: .<manifest name>.sage-flags-tmp.<pid>
-MAX_SYMLINK_HOPS = 40  # as Linux's own limit (ELOOP)
+# P1: persist's stdin holds one contract line. The longest line parse prints for one argv item (128 KiB on
+# Linux, every byte escaped as \u00XX: 768 KiB) fits; anything longer is status 2, read no further.
+MAX_LINE_BYTES = 1 << 20
+# P4: a plain value token may not start with these YAML indicators (a quoted, flow, block, anchored,
+# aliased, tagged or reserved value); "-", "?" and ":" only when alone.
+_INDICATORS = b"[]{}#&*!|>'\"%@`,"
+# P4: a line of the flags block at its entries' indentation is `key:` then blanks (or the end): the key plain
+# (no indicator first, no colon or # in it) or quoted (no escapes). Any other line there: not a mapping.
+_ENTRY = re.compile(rb"""("[^"\\]*"|'[^']*'|[^][{}#&*!|>'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)[ \t]*:([ \t].*)?""")
 STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its temp file's age decides
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
@@ -78,12 +87,36 @@ def _indent(content: bytes) -> bytes:
     return content[: len(content) - len(content.lstrip(BLANKS))]
 
 
+def _is_fence(content: bytes) -> bool:
+    """P3: a frontmatter fence: ``---`` then nothing but blanks (``--- `` as python-frontmatter reads it)."""
+    return content.startswith(DELIMITER) and not content[len(DELIMITER) :].strip(BLANKS)
+
+
+def _is_comment(content: bytes) -> bool:
+    return content.lstrip(BLANKS).startswith(b"#")
+
+
 def _key_rest(content: bytes, key: bytes) -> "Optional[bytes]":
-    """What follows ``key:`` (blanks allowed before the colon), or None if the line is not that key."""
-    if not content.startswith(key):
-        return None
-    after = content[len(key) :].lstrip(BLANKS)
-    return after[1:] if after.startswith(b":") else None
+    """What follows ``key:`` (blanks allowed before the colon; the key plain, "double" or 'single' quoted),
+    or None if the line is not that key."""
+    for form in (key, b'"' + key + b'"', b"'" + key + b"'"):
+        if content.startswith(form):
+            after = content[len(form) :].lstrip(BLANKS)
+            return after[1:] if after.startswith(b":") else None
+    return None
+
+
+def _is_plain_token(token: bytes) -> bool:
+    """P4: a value YAML reads as one scalar on this line: plain (no indicator first), or quoted without
+    escapes or inner quotes."""
+    first = token[:1]
+    if first in (b'"', b"'"):
+        inner = token[1:-1]
+        escapes = b"\\" in inner and first == b'"'  # a backslash is literal only between single quotes
+        return len(token) >= 2 and token.endswith(first) and first not in inner and not escapes
+    if first in (b"-", b"?", b":"):
+        return len(token) > 1
+    return first not in _INDICATORS
 
 
 def _is_comment_tail(tail: bytes) -> bool:
@@ -100,7 +133,9 @@ def _value_token(rest: bytes) -> "Optional[Tuple[int, int]]":
     end = start
     while end < len(rest) and rest[end : end + 1] not in (b" ", b"\t"):
         end += 1
-    return (start, end) if _is_comment_tail(rest[end:]) else None
+    if not _is_comment_tail(rest[end:]) or not _is_plain_token(rest[start:end]):
+        return None
+    return start, end
 
 
 # --------------------------------------------------------------- frontmatter
@@ -116,18 +151,27 @@ class Frontmatter:
         self.lines = _split_lines(data[len(self.bom) :])
         first = self.lines[0] if self.lines else b""
         self.eol = b"\r\n" if first.endswith(b"\r\n") else b"\n"  # added lines follow the first line
-        self.present = _content(first) == DELIMITER
+        self.present = _is_fence(_content(first))
         self.close = 0
         self.header = -1  # index of the top-level `flags:` line
         self.block_end = -1  # index after the flags block's last line
         if not self.present:
             return
         for index in range(1, len(self.lines)):
-            if _content(self.lines[index]) == DELIMITER:
+            if _is_fence(_content(self.lines[index])):
                 self.close = index
                 break
         else:
             raise UnsafeManifest("the frontmatter's opening --- has no closing ---")
+        first_key = None  # P8: the frontmatter is a block mapping at column 0, one YAML document
+        for index in range(1, self.close):
+            content = _content(self.lines[index])
+            if content[:3] in (b"---", b"...") and content[3:4] in (b"", b" ", b"\t"):
+                raise UnsafeManifest("the frontmatter holds a YAML document marker")
+            if first_key is None and not (_is_blank(content) or _is_comment(content)):
+                first_key = content
+        if first_key is not None and not _ENTRY.fullmatch(first_key):
+            raise UnsafeManifest("the frontmatter is not a mapping with its keys at column 0")
         for index in range(1, self.close):
             rest = _key_rest(_content(self.lines[index]), FLAGS_KEY)
             if rest is None:
@@ -139,19 +183,47 @@ class Frontmatter:
             self.header = index
         if self.header < 0:
             return
-        end = self.header + 1
-        while end < self.close:
-            content = _content(self.lines[end])
-            if not (_is_blank(content) or content[:1] in (b" ", b"\t")):
+        # The block: the indented lines under the header, and blank lines and comments between them (YAML
+        # ignores comments, so a column-0 comment followed by indented entries does not end the block).
+        last = self.header
+        for index in range(self.header + 1, self.close):
+            content = _content(self.lines[index])
+            if content[:1] in (b" ", b"\t") and not _is_blank(content):
+                last = index
+            elif not (_is_blank(content) or _is_comment(content)):
                 break
-            end += 1
-        self.block_end = end
+        self.block_end = last + 1
+        indent = self.entry_indent()
+        for index in range(self.header + 1, self.block_end):
+            content = _content(self.lines[index])
+            if _is_blank(content) or _is_comment(content) or len(_indent(content)) > len(indent):
+                continue
+            if _indent(content) != indent or not _ENTRY.fullmatch(content[len(indent) :]):
+                raise UnsafeManifest("the frontmatter's flags: block is not a mapping of one key per line")
+
+    def first_value_line(self) -> bytes:
+        """The first line under the header that is neither blank nor a comment (b"" if none)."""
+        for index in range(self.header + 1, self.close):
+            content = _content(self.lines[index])
+            if not (_is_blank(content) or _is_comment(content)):
+                return content
+        return b""
+
+    def continues(self, index: int) -> bool:
+        """Whether the entry at ``index`` has more-indented lines under it (a multi-line value)."""
+        depth = len(_indent(_content(self.lines[index])))
+        for below in range(index + 1, self.block_end):
+            content = _content(self.lines[below])
+            if _is_blank(content) or _is_comment(content):
+                continue
+            return len(_indent(content)) > depth
+        return False
 
     def entry_indent(self) -> bytes:
         """The indentation of the flags block's first entry (two spaces for an empty block)."""
         for index in range(self.header + 1, self.block_end):
             content = _content(self.lines[index])
-            if not _is_blank(content) and not content.lstrip(BLANKS).startswith(b"#"):
+            if not _is_blank(content) and not _is_comment(content):
                 return _indent(content)
         return NEW_BLOCK_INDENT
 
@@ -165,7 +237,7 @@ class Frontmatter:
                 continue
             rest = _key_rest(content[len(indent) :], key)
             if rest is not None:
-                found.append((index, rest))
+                found.append((index, b"" if self.continues(index) else rest))  # b"": no single value
         return found
 
 
@@ -240,7 +312,10 @@ def updated_manifest(data: "Optional[bytes]", values: "Dict[str, Union[bool, int
         ),
         b"",
     )
-    if first_entry[:1] == b"-" and first_entry[1:2] in (b"", b" ", b"\t"):
+    column_zero = manifest.first_value_line()
+    if any(
+        item[:1] == b"-" and item[1:2] in (b"", b" ", b"\t") for item in (first_entry, column_zero)
+    ):  # `  - x` or YAML's compact `- x` at column 0: a list
         raise UnsafeManifest("the frontmatter's flags: block is a list, not a mapping")
     lines = list(lines)
     missing = []
@@ -339,10 +414,12 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]],
 
 
 def _read_stdin() -> bytes:
-    """All of stdin, or enough of it to know it is not one line (no hang on endless input)."""
+    """All of stdin, or enough of it to know it is not one line (no hang on endless input): never more than
+    MAX_LINE_BYTES + 1 bytes."""
     chunks: List[bytes] = []
     seen_newline = False
-    while True:
+    total = 0
+    while total <= MAX_LINE_BYTES:
         try:
             chunk = os.read(0, 1 << 16)
         except OSError:  # stdin closed: no line
@@ -350,6 +427,7 @@ def _read_stdin() -> bytes:
         if not chunk:
             break
         chunks.append(chunk)
+        total += len(chunk)
         newline = chunk.find(b"\n")
         if b"\0" in chunk or (newline >= 0 and (seen_newline or newline != len(chunk) - 1)):
             break
@@ -360,33 +438,97 @@ def _read_stdin() -> bytes:
 # --------------------------------------------------------------- files
 
 
-def _resolve(path: bytes) -> bytes:
-    """Follow a symlinked manifest to the file it names (P5), at most MAX_SYMLINK_HOPS links."""
-    for hop in range(MAX_SYMLINK_HOPS + 1):
-        try:
-            target = os.readlink(path)
-        except OSError as error:
-            if error.errno in (errno.EINVAL, errno.ENOENT):  # not a link, or nothing there yet
-                return path
-            raise UnsafeManifest("cannot inspect the manifest's path: %s" % error.strerror) from None
-        if hop == MAX_SYMLINK_HOPS:
-            break
-        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
-    raise UnsafeManifest("too many levels of symbolic links")
-
-
-def _read_regular(path: bytes) -> "Optional[Tuple[bytes, int]]":
-    """(bytes, permission bits) of a regular file; None if nothing is there; never blocks."""
+def _refuse_symlink(path: bytes) -> None:
+    """P6: persist never writes through a symbolic link (dangling or not) in the path's last component."""
     try:
-        found = read_regular(path)
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        reason = getattr(error, "strerror", None) or error
+        raise UnsafeManifest("cannot inspect the manifest's path: %s" % reason) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeManifest("the manifest is a symbolic link; persist never writes through one")
+
+
+# A FIFO must not block the open; the last component must not be a link (swapped in since the lstat).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_regular(path: bytes, nofollow: bool) -> "Optional[Tuple[int, os.stat_result]]":
+    """(open fd, its stat) of the regular file at ``path``; None if nothing is there; never blocks."""
+    flags = _OPEN_FLAGS | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0)
+    try:
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        if nofollow and getattr(error, "errno", None) == errno.ELOOP:
+            raise UnsafeManifest("the manifest is a symbolic link; persist never writes through one") from None
         reason = getattr(error, "strerror", None) or error
         raise UnsafeManifest("cannot read the manifest: %s" % reason) from None
-    if found is None:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
         raise UnsafeManifest("the manifest is not a regular file")
-    return found[0], stat.S_IMODE(found[1])
+    return fd, info
+
+
+def _read_regular(path: bytes) -> "Optional[Tuple[bytes, os.stat_result]]":
+    """(bytes, stat) of the regular file at ``path`` itself (never through a link); None if nothing is there."""
+    opened = _open_regular(path, nofollow=True)
+    if opened is None:
+        return None
+    fd, info = opened
+    try:
+        return read_all(fd), info
+    except OSError as error:
+        raise UnsafeManifest("cannot read the manifest: %s" % error.strerror) from None
+    finally:
+        os.close(fd)
+
+
+def _may_write(path: bytes) -> bool:
+    """P8: whether the caller could write the file in place: the kernel's answer for the effective user (so
+    root may, as with any file root opens for writing)."""
+    if os.access in getattr(os, "supports_effective_ids", set()):
+        return os.access(path, os.W_OK, effective_ids=True)
+    return os.access(path, os.W_OK)
+
+
+def read_frontmatter_prefix(path: bytes) -> bytes:
+    """resume: the manifest's bytes up to the end of its frontmatter's closing line (the whole file when it
+    never closes; its first line when it has no frontmatter), read in chunks: a long body is never read.
+    b"" when there is nothing regular to read (R2)."""
+    try:
+        opened = _open_regular(path, nofollow=False)
+    except UnsafeManifest:
+        return b""
+    if opened is None:
+        return b""
+    fd = opened[0]
+    data = bytearray()
+    scanned = 0  # where the next line to look at starts
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                return b""
+            data += chunk
+            newline = data.find(b"\n", scanned)
+            while newline >= 0:
+                line = bytes(data[scanned : newline + 1])
+                if scanned == 0 and line.startswith(BOM):
+                    line = line[len(BOM) :]
+                if (scanned == 0) != _is_fence(_content(line)):  # no frontmatter, or its closing line
+                    return bytes(data[: newline + 1])
+                scanned = newline + 1
+                newline = data.find(b"\n", scanned)
+            if not chunk:
+                return bytes(data)
+    finally:
+        os.close(fd)
 
 
 def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
@@ -434,16 +576,20 @@ def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
+def write_atomically(
+    path: bytes, data: bytes, mode: "Optional[int]", owner: "Optional[Tuple[int, int]]" = None
+) -> None:
     """Replace ``path`` by a complete file holding ``data`` (P6): temp file, fsync, rename, fsync dir.
 
-    ``mode`` None: a new file (0666 less the umask); otherwise the old file's permission bits.
+    ``mode`` None: a new file (0666 less the umask); otherwise the old file's permission bits. ``owner``:
+    the old file's (uid, gid), given back where the caller may (root; a group the caller is in).
     """
     directory, base = os.path.split(path)
     directory = directory or b"."
     _remove_stale_temp_files(directory, base)
     temp = os.path.join(directory, b"." + base + TEMP_MARKER + str(os.getpid()).encode("ascii"))
     fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13
+    fchown = getattr(os, "fchown", None)  # POSIX only
     try:
         try:
             os.unlink(temp)  # ours by name, so a leftover of a dead process that had our pid
@@ -451,6 +597,8 @@ def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
             pass
         fd = os.open(temp, _WRITE_FLAGS, 0o666)
         try:
+            if owner is not None and fchown is not None:
+                _give_back_owner(fd, owner, fchown)
             if mode is not None and fchmod is not None:
                 fchmod(fd, mode)
             view = memoryview(data)
@@ -480,14 +628,34 @@ def write_atomically(path: bytes, data: bytes, mode: "Optional[int]") -> None:
         pass
 
 
+def _give_back_owner(fd: int, owner: "Tuple[int, int]", fchown: "Callable[[int, int, int], None]") -> None:
+    """The old file's owner and group on the temp file, as far as the caller may set them (before the
+    permission bits: chown clears set-id bits)."""
+    info = os.fstat(fd)
+    if (info.st_uid, info.st_gid) == owner:
+        return
+    for uid, gid in (owner, (-1, owner[1])):
+        try:
+            fchown(fd, uid, gid)
+            return
+        except OSError:  # not root: the owner cannot be given away; the group only to one of ours
+            continue
+
+
 def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]") -> None:
     """Record ``values`` in the manifest at ``manifest_path`` (raises UnsafeManifest: nothing changed)."""
     if not manifest_path or not os.path.basename(manifest_path):  # empty, or ends in a separator
         raise UnsafeManifest("the manifest path does not name a file")
-    path = _resolve(manifest_path)
-    existing = _read_regular(path)
-    data, mode = existing if existing is not None else (None, None)
-    write_atomically(path, updated_manifest(data, values), mode)
+    _refuse_symlink(manifest_path)
+    existing = _read_regular(manifest_path)
+    if existing is None:
+        write_atomically(manifest_path, updated_manifest(None, values), None)
+        return
+    data, info = existing
+    if not _may_write(manifest_path):
+        raise UnsafeManifest("the manifest is read-only for this user")
+    new = updated_manifest(data, values)
+    write_atomically(manifest_path, new, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
 
 
 # --------------------------------------------------------------- commands
@@ -500,6 +668,9 @@ def run_persist(items: "Sequence[bytes]") -> int:
     if len(items) != 1:
         raise UsageError("persist takes exactly one MANIFEST path (the contract line comes on stdin)")
     line = _read_stdin()
+    if len(line) > MAX_LINE_BYTES:
+        _fail("stdin holds more than %d bytes: not one contract line" % MAX_LINE_BYTES)
+        return NOT_A_CONTRACT_LINE
     parsed = contract_values(line)
     if parsed is None:
         _fail("stdin is not one contract line (the JSON line parse or resume prints)")
@@ -567,11 +738,6 @@ def run_resume(items: "Sequence[bytes]") -> int:
     result = parse(arguments.decode("utf-8", "surrogateescape"), defaults)
     recorded: Dict[str, Union[bool, int]] = {}
     if result.error is None and items[0]:
-        try:
-            existing = _read_regular(items[0])
-        except UnsafeManifest:  # R2: unreadable restores nothing
-            existing = None
-        if existing is not None:
-            recorded = recorded_values(existing[0])
+        recorded = recorded_values(read_frontmatter_prefix(items[0]))  # R2: unreadable restores nothing
     _write(_render(resume_fields(result, recorded)).encode("utf-8") + b"\n")
     return OK if result.error is None else PARSE_ERROR

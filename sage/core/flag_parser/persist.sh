@@ -14,9 +14,11 @@
 #
 # Rules: bash 3.2, no eval, set -u, LC_ALL=C (set by sourcing parse.sh, whose
 # vocabulary arrays, UTF-8 check and JSON functions this file uses). Unlike
-# the parse path it forks: `ls` (the old file's permission bits), `sync` (the
-# temp file's data to disk), `mv` (the atomic rename), `readlink` per symlink
-# hop, `rm` for a stale temp file, `chmod` only for execute/special bits.
+# the parse path it forks: `ls -lnd` (the old file's permission bits, owner and
+# group), `sync` (the temp file's data to disk), `mv` (the atomic rename), `rm`
+# for a stale temp file, `chmod` only for execute/special bits, `chown` only
+# when the old file's owner or group is not the caller's (root, P6). A symlink
+# as the manifest is refused (P6), never followed.
 # External commands run through `command` or `exec`, so that a function
 # exported in the environment (BASH_FUNC_mv%%) cannot stand in for them.
 # Limitation: bash cannot fsync a directory, so the rename is not forced to
@@ -60,7 +62,9 @@ SAGE_FLAGS_BOM=$'\xef\xbb\xbf'
 SAGE_FLAGS_BLANKS=$' \t' # what YAML lets stand between tokens on a line
 SAGE_FLAGS_NEW_BLOCK_INDENT='  '
 SAGE_FLAGS_TEMP_MARKER=.sage-flags-tmp. # temp files: .<manifest name>.sage-flags-tmp.<pid>
-SAGE_FLAGS_MAX_SYMLINK_HOPS=40
+# P1: persist's stdin holds one contract line of at most this many bytes (see manifest.py), read in chunks.
+SAGE_FLAGS_MAX_LINE_BYTES=1048576
+SAGE_FLAGS_READ_CHUNK=65536
 # One JSON string in canonical form (C17) at the start of a text: raw bytes but
 # '"' and '\'; the short escapes; \u00xx only for the other controls. Raw C0
 # controls are refused apart (sage_flags__take_string): bash 3.2 cannot compile
@@ -68,9 +72,17 @@ SAGE_FLAGS_MAX_SYMLINK_HOPS=40
 SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
 # A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
 SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
+# P4: a line of the flags block at its entries' indentation: `key:` then blanks
+# or the end; the key plain (no indicator first, no colon or # in it) or quoted
+# (no escapes). manifest.py's _ENTRY.
+SAGE_FLAGS_ENTRY_RE=$'^("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)[ \t]*:([ \t].*)?$'
 
 SAGE_FLAGS_UNSAFE=
 SAGE_FLAGS_LINE_HAS_ERROR=0
+SAGE_FLAGS_MODE=
+SAGE_FLAGS_OWNER=
+SAGE_FLAGS_STDIN=
+SAGE_FLAGS_PREFIX=
 SAGE_FLAGS_SCAN=
 SAGE_FLAGS_TOKEN=
 SAGE_FLAGS_TOKEN_START=0
@@ -255,13 +267,28 @@ sage_flags__is_blank() {
     [[ $1 != *[!"$SAGE_FLAGS_BLANKS"]* ]]
 }
 
-# What follows `KEY:` in CONTENT (blanks allowed before the colon) into SAGE_FLAGS_REST.
+# P3: a frontmatter fence: `---` then nothing but blanks.
+sage_flags__is_fence() {
+    [[ $1 == ---* ]] && sage_flags__is_blank "${1:3}"
+}
+
+sage_flags__is_comment() {
+    [[ ${1#"${1%%[!"$SAGE_FLAGS_BLANKS"]*}"} == '#'* ]]
+}
+
+# What follows `KEY:` in CONTENT (blanks allowed before the colon; the key
+# plain, "double" or 'single' quoted) into SAGE_FLAGS_REST.
 sage_flags__key_rest() {
-    local after
-    if [[ $1 != "$2"* ]]; then
+    local after form
+    for form in "$2" "\"$2\"" "'$2'" ''; do
+        if [[ -n $form && $1 == "$form"* ]]; then
+            break
+        fi
+    done
+    if [[ -z $form ]]; then
         return 1
     fi
-    after=${1:${#2}}
+    after=${1:${#form}}
     after=${after#"${after%%[!"$SAGE_FLAGS_BLANKS"]*}"}
     if [[ $after != :* ]]; then
         return 1
@@ -289,6 +316,14 @@ sage_flags__value_token() {
     fi
     token=${stripped%%["$SAGE_FLAGS_BLANKS"]*}
     sage_flags__is_comment_tail "${stripped:${#token}}" || return 1
+    # A value YAML reads as one scalar on this line: plain (no indicator first;
+    # - ? : only when not alone), or quoted without escapes or inner quotes.
+    case $token in
+        \"*) [[ ${#token} -ge 2 && $token == *\" && ${token:1:${#token}-2} != *[\"\\]* ]] || return 1 ;;
+        \'*) [[ ${#token} -ge 2 && $token == *\' && ${token:1:${#token}-2} != *\'* ]] || return 1 ;;
+        - | '?' | :) return 1 ;;
+        ['[]{}#&*!|>%@`,']*) return 1 ;;
+    esac
     SAGE_FLAGS_TOKEN_START=${#lead}
     SAGE_FLAGS_TOKEN=$token
 }
@@ -297,7 +332,7 @@ sage_flags__value_token() {
 
 sage_flags_read_frontmatter() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local text=$1 index first
+    local text=$1 index first last
     SAGE_FLAGS_UNSAFE=
     SAGE_FLAGS_FM_BOM=
     if [[ $text == "$SAGE_FLAGS_BOM"* ]]; then
@@ -319,7 +354,7 @@ sage_flags_read_frontmatter() {
         SAGE_FLAGS_FM_EOL=$'\r\n'
     fi
     sage_flags__content "$first"
-    if [[ $SAGE_FLAGS_CONTENT != --- ]]; then
+    if ! sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
         SAGE_FLAGS_FM_OFF=0 # no frontmatter: all of the text is the rest
         return 0
     fi
@@ -329,13 +364,30 @@ sage_flags_read_frontmatter() {
         sage_flags__next_line
         SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$SAGE_FLAGS_LINE
         sage_flags__content "$SAGE_FLAGS_LINE"
-        if [[ $SAGE_FLAGS_CONTENT == --- ]]; then
+        if sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
             SAGE_FLAGS_FM_CLOSE=$((${#SAGE_FLAGS_FM_LINES[@]} - 1))
             break
         fi
     done
     if ((SAGE_FLAGS_FM_CLOSE == 0)); then
         SAGE_FLAGS_UNSAFE="the frontmatter's opening --- has no closing ---"
+        return 1
+    fi
+    last= # P8: the frontmatter is a block mapping at column 0, one YAML document
+    for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        case $SAGE_FLAGS_CONTENT in
+            --- | ---[" "$'\t']* | ... | ...[" "$'\t']*)
+                SAGE_FLAGS_UNSAFE='the frontmatter holds a YAML document marker'
+                return 1
+                ;;
+        esac
+        if [[ -z $last ]] && ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
+            last=$SAGE_FLAGS_CONTENT
+        fi
+    done
+    if [[ -n $last && ! $last =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+        SAGE_FLAGS_UNSAFE='the frontmatter is not a mapping with its keys at column 0'
         return 1
     fi
     for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
@@ -354,14 +406,101 @@ sage_flags_read_frontmatter() {
     if ((SAGE_FLAGS_FM_HEADER < 0)); then
         return 0
     fi
+    # The block: the indented lines under the header, and blank lines and
+    # comments between them (YAML ignores comments: a column-0 comment followed
+    # by indented entries does not end the block).
+    last=$SAGE_FLAGS_FM_HEADER
     for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
         sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        if ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && [[ $SAGE_FLAGS_CONTENT != ["$SAGE_FLAGS_BLANKS"]* ]]; then
+        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
+            continue
+        fi
+        if [[ $SAGE_FLAGS_CONTENT == ["$SAGE_FLAGS_BLANKS"]* ]]; then
+            last=$index
+        elif ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
             break
         fi
     done
-    SAGE_FLAGS_FM_BLOCK_END=$index
+    SAGE_FLAGS_FM_BLOCK_END=$((last + 1))
+    sage_flags__entry_indent
+    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT" || sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
+            continue
+        fi
+        first=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+        if ((${#first} > ${#SAGE_FLAGS_INDENT})); then
+            continue
+        fi
+        if [[ $first != "$SAGE_FLAGS_INDENT" || ! ${SAGE_FLAGS_CONTENT:${#first}} =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is not a mapping of one key per line"
+            return 1
+        fi
+    done
     return 0
+}
+
+# The first line under the header that is neither blank nor a comment, into
+# SAGE_FLAGS_CONTENT (empty if none).
+sage_flags__first_value_line() {
+    local index
+    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        if ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
+            return 0
+        fi
+    done
+    SAGE_FLAGS_CONTENT=
+}
+
+# Whether the entry at INDEX has more-indented lines under it (a multi-line value).
+sage_flags__continues() {
+    local index depth indent
+    sage_flags__content "${SAGE_FLAGS_FM_LINES[$1]}"
+    indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+    depth=${#indent}
+    for ((index = $1 + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
+        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
+        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT" || sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
+            continue
+        fi
+        indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+        ((${#indent} > depth))
+        return
+    done
+    return 1
+}
+
+# resume: the manifest's bytes (on stdin) up to the end of its frontmatter's
+# closing line (the first line when it has none) into SAGE_FLAGS_PREFIX, read
+# in chunks: a long body is never read. A NUL ends the reading; an x stands
+# for it, so that no fence line ends there (as manifest.py sees the NUL).
+sage_flags_read_frontmatter_prefix() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local chunk tail='' complete
+    SAGE_FLAGS_PREFIX=
+    while IFS= read -r -d '' -n 4096 chunk; do
+        SAGE_FLAGS_PREFIX+=$chunk
+        if ((${#chunk} < 4096)); then
+            SAGE_FLAGS_PREFIX+=x
+            return 0
+        fi
+        if [[ $SAGE_FLAGS_PREFIX == *$'\n'* ]]; then
+            complete=${SAGE_FLAGS_PREFIX%$'\n'*}$'\n' # whole lines only
+            sage_flags__content "${complete%%$'\n'*}"
+            if ! sage_flags__is_fence "${SAGE_FLAGS_CONTENT#"$SAGE_FLAGS_BOM"}"; then
+                return 0
+            fi
+            if [[ $tail$chunk == *$'\n'---* ]]; then
+                sage_flags_read_frontmatter "$complete" || :
+                if ((SAGE_FLAGS_FM_CLOSE > 0)); then
+                    return 0
+                fi
+            fi
+        fi
+        tail=${chunk:${#chunk}-3}
+    done
+    SAGE_FLAGS_PREFIX+=$chunk # the end of the file
 }
 
 # The indentation of the flags block's first entry (two spaces for an empty block).
@@ -387,6 +526,9 @@ sage_flags__entries() {
         sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
         indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
         if [[ $indent == "$SAGE_FLAGS_INDENT" ]] && sage_flags__key_rest "${SAGE_FLAGS_CONTENT:${#indent}}" "$1"; then
+            if sage_flags__continues "$index"; then
+                SAGE_FLAGS_REST= # a multi-line value: no single value token
+            fi
             SAGE_FLAGS_ENTRY_INDICES[${#SAGE_FLAGS_ENTRY_INDICES[@]}]=$index
             SAGE_FLAGS_ENTRY_RESTS[${#SAGE_FLAGS_ENTRY_RESTS[@]}]=$SAGE_FLAGS_REST
         fi
@@ -492,7 +634,9 @@ sage_flags_updated_manifest() {
                 break
             fi
         done
-        if [[ $first_entry == - || $first_entry == -["$SAGE_FLAGS_BLANKS"]* ]]; then
+        sage_flags__first_value_line # YAML's compact list: `- x` at column 0
+        if [[ $first_entry == - || $first_entry == -["$SAGE_FLAGS_BLANKS"]* ||
+            $SAGE_FLAGS_CONTENT == - || $SAGE_FLAGS_CONTENT == -["$SAGE_FLAGS_BLANKS"]* ]]; then
             SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is a list, not a mapping"
             return 1
         fi
@@ -535,12 +679,19 @@ sage_flags_updated_manifest() {
 
 # ---------------------------------------------------------------- files
 
-# The permission bits of PATH, as octal digits, from `ls -ld` (POSIX format).
+# The permission bits of PATH, as octal digits, into SAGE_FLAGS_MODE, and its
+# numeric owner and group (uid:gid) into SAGE_FLAGS_OWNER, from `ls -lnd` (POSIX format).
 sage_flags__mode_of() {
     local listing perms bits=0 i c
-    local -a values
+    local -a values fields
     values=(256 128 64 32 16 8 4 2 1)
-    listing=$(exec ls -ld -- "$1" 2>/dev/null) || return 1 # exec: one fork, not two
+    listing=$(exec ls -lnd -- "$1" 2>/dev/null) || return 1 # exec: one fork, not two
+    # shellcheck disable=SC2206 # split on blanks; globbing is off (parse.sh's set -f)
+    fields=($listing)
+    if ((${#fields[@]} < 4)) || [[ ${fields[2]} == *[!0-9]* || ${fields[3]} == *[!0-9]* ]]; then
+        return 1
+    fi
+    SAGE_FLAGS_OWNER=${fields[2]}:${fields[3]}
     perms=${listing:1:9}
     for ((i = 0; i < 9; i++)); do
         c=${perms:i:1}
@@ -575,8 +726,10 @@ sage_flags__remove_stale_temp_files() {
 
 # P6: replace PATH by a complete file holding $2: temp file in the same
 # directory, its data synced, renamed over PATH. MODE ($3) empty: a new file.
+# OWNER ($4, uid:gid): the old file's, given back where the caller may (root;
+# a group the caller is in); chown runs only when it differs from the temp file's.
 sage_flags__write_atomically() {
-    local path=$1 directory base temp mode=$3 bits=0 mask
+    local path=$1 directory base temp mode=$3 owner=${4-} bits=0 mask
     case $path in
         */*)
             directory=${path%/*}
@@ -603,8 +756,16 @@ sage_flags__write_atomically() {
         printf -v mask '%03o' $((~bits & 8#777))
         umask "$mask"
     fi
-    if ! { printf '%s' "$2" >|"$temp"; } 2>/dev/null ||
-        { ((bits & 8#7111)) && ! command chmod "$mode" "$temp" 2>/dev/null; }; then
+    if ! { printf '%s' "$2" >|"$temp"; } 2>/dev/null; then
+        command rm -f -- "$temp" 2>/dev/null
+        SAGE_FLAGS_UNSAFE='cannot write the manifest'
+        return 1
+    fi
+    # -G: a file's group is our effective group; both files' then, and so the same.
+    if [[ -n $owner ]] && ! [[ ${owner%%:*} == "$EUID" && -G $path && -G $temp ]]; then
+        command chown "$owner" "$temp" 2>/dev/null || command chown ":${owner#*:}" "$temp" 2>/dev/null || :
+    fi
+    if ((bits & 8#7111)) && ! command chmod "$mode" "$temp" 2>/dev/null; then
         command rm -f -- "$temp" 2>/dev/null
         SAGE_FLAGS_UNSAFE='cannot write the manifest'
         return 1
@@ -621,42 +782,26 @@ sage_flags__write_atomically() {
 # P3-P8: record SAGE_FLAGS_VALUES in the manifest at $1.
 sage_flags_persist() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local path=$1 target hops=0 text='' mode=''
+    local path=$1 text='' mode='' owner=''
     if [[ -z $path || $path == */ ]]; then
         SAGE_FLAGS_UNSAFE='the manifest path does not name a file'
         return 1
     fi
-    while [[ -L $path ]]; do # P6: follow a symlinked manifest to the file it names
-        if ((hops == SAGE_FLAGS_MAX_SYMLINK_HOPS)); then
-            SAGE_FLAGS_UNSAFE='too many levels of symbolic links'
-            return 1
-        fi
-        if ! target=$(exec readlink -- "$path"); then
-            SAGE_FLAGS_UNSAFE="cannot inspect the manifest's path"
-            return 1
-        fi
-        case $target in
-            /*) path=$target ;;
-            *)
-                if [[ $path == */* ]]; then
-                    path=${path%/*}/$target
-                else
-                    path=$target
-                fi
-                ;;
-        esac
-        hops=$((hops + 1))
-    done
+    if [[ -L $path ]]; then # P6: never write through a symlink, dangling or not
+        SAGE_FLAGS_UNSAFE='the manifest is a symbolic link; persist never writes through one'
+        return 1
+    fi
     if [[ -e $path ]]; then
         if [[ ! -f $path ]]; then
             SAGE_FLAGS_UNSAFE='the manifest is not a regular file'
             return 1
         fi
         if [[ ! -r $path ]] || ! sage_flags__mode_of "$path"; then
-            SAGE_FLAGS_UNSAFE='cannot open the manifest'
+            SAGE_FLAGS_UNSAFE='cannot read the manifest'
             return 1
         fi
         mode=$SAGE_FLAGS_MODE
+        owner=$SAGE_FLAGS_OWNER
         # read -d '' stops at a NUL with status 0; without one it reads to the end.
         if { IFS= read -r -d '' text; } 2>/dev/null <"$path"; then
             SAGE_FLAGS_UNSAFE='the manifest holds NUL bytes: not a text file'
@@ -664,18 +809,51 @@ sage_flags_persist() {
         fi
     fi
     sage_flags_updated_manifest "$text" || return 1
-    sage_flags__write_atomically "$path" "$SAGE_FLAGS_NEW" "$mode"
+    if [[ -n $mode && ! -w $path ]]; then # P8: the caller could not write the file in place
+        SAGE_FLAGS_UNSAFE='the manifest is read-only for this user'
+        return 1
+    fi
+    sage_flags__write_atomically "$path" "$SAGE_FLAGS_NEW" "$mode" "$owner"
+}
+
+# P1: stdin into SAGE_FLAGS_STDIN, in chunks of SAGE_FLAGS_READ_CHUNK bytes,
+# never more than SAGE_FLAGS_MAX_LINE_BYTES + 1 (bash 3.2 has no read -N:
+# read -n stops early at a NUL, the -d '' delimiter). Status 1: a NUL or too long.
+sage_flags__read_stdin() {
+    local chunk
+    SAGE_FLAGS_STDIN=
+    while ((${#SAGE_FLAGS_STDIN} <= SAGE_FLAGS_MAX_LINE_BYTES)); do
+        if ! IFS= read -r -d '' -n "$SAGE_FLAGS_READ_CHUNK" chunk 2>/dev/null; then
+            SAGE_FLAGS_STDIN+=$chunk # the end of stdin
+            ((${#SAGE_FLAGS_STDIN} <= SAGE_FLAGS_MAX_LINE_BYTES))
+            return
+        fi
+        SAGE_FLAGS_STDIN+=$chunk
+        if ((${#chunk} < SAGE_FLAGS_READ_CHUNK)); then
+            return 1 # read stopped at a NUL
+        fi
+        if [[ $SAGE_FLAGS_STDIN == *$'\n'?* ]]; then
+            return 0 # more than one line: no need to read on
+        fi
+    done
+    return 1
 }
 
 sage_flags_persist_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local line=''
+    local line unread=0
     if (($# != 1)); then
         printf '%s\n' "persist.sh: persist takes exactly one MANIFEST path (usage: persist.sh MANIFEST < line)" >&2
         return 2
     fi
-    # A NUL on stdin (read -d '' stops there with status 0) is never a contract line.
-    if { IFS= read -r -d '' line; } 2>/dev/null || ! sage_flags_read_contract_line "$line"; then
+    sage_flags__read_stdin || unread=1
+    line=$SAGE_FLAGS_STDIN
+    if ((unread && ${#line} > SAGE_FLAGS_MAX_LINE_BYTES)); then
+        printf '%s\n' "persist.sh: stdin holds more than $SAGE_FLAGS_MAX_LINE_BYTES bytes: not one contract line" >&2
+        return 2
+    fi
+    # A NUL on stdin (the other status 1 of sage_flags__read_stdin) is never a contract line.
+    if ((unread)) || [[ $line == *$'\n'?* ]] || ! sage_flags_read_contract_line "$line"; then
         printf '%s\n' "persist.sh: stdin is not one contract line (the JSON line parse or resume prints)" >&2
         return 2
     fi

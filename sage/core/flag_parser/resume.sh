@@ -30,7 +30,7 @@ fi
 
 sage_flags_resume_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local manifest text='' status=0 j recorded number note flag notes='' separator=''
+    local manifest status=0 j recorded number note flag notes='' separator=''
     if (($# == 0)); then
         printf '%s\n' "resume.sh: resume needs MANIFEST, then the arguments as for parse (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
         return 2
@@ -44,11 +44,11 @@ sage_flags_resume_main() {
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"
     sage_flags_parse "$SAGE_FLAGS_ARGUMENTS" || status=1
     SAGE_FLAGS_RECORDED=()
-    # R2: a regular file only (test -f follows symlinks: a FIFO is never opened);
-    # a NUL in it (read -d '' stops there with status 0) restores nothing.
+    # R2: a regular file only (test -f follows symlinks: a FIFO is never opened),
+    # read up to the end of its frontmatter.
     if ((status == 0)) && [[ -n $manifest && -f $manifest ]] &&
-        ! { IFS= read -r -d '' text; } 2>/dev/null <"$manifest"; then
-        sage_flags_recorded_values "$text"
+        { sage_flags_read_frontmatter_prefix; } 2>/dev/null <"$manifest"; then
+        sage_flags_recorded_values "$SAGE_FLAGS_PREFIX"
     fi
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         recorded=${SAGE_FLAGS_RECORDED[j]-}
