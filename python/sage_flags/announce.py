@@ -17,7 +17,7 @@ so it runs on the native core and on the pure-Python reference alike.
 """
 
 from sage_flags._vocab import MODES, VALUE_MODES
-from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, read_arguments
+from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, parse_command_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,11 +82,7 @@ def run_announce(items: "Sequence[bytes]") -> int:
     workflow = items[0]
     if not is_workflow_name(workflow):
         raise UsageError("the WORKFLOW name must match ^[a-z][a-z0-9-]*$")
-    arguments, config_path = read_arguments(items[1:])  # C1-C3 and I1-I6, exactly as parse
-    import sage_flags
-
-    defaults = sage_flags.load_defaults(config_path) if config_path else None  # C11
-    result = sage_flags.parse(arguments.decode("utf-8", "surrogateescape"), defaults)
+    result = parse_command_line(items[1:])  # exactly as parse
     text, status = render(workflow.decode("ascii"), result)
     _write(text.encode("utf-8"))
     return status

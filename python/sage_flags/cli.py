@@ -11,7 +11,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 USAGE = """\
 usage: sage-flags parse ARGUMENTS... [--config-path PATH]
@@ -140,12 +140,17 @@ def _write(data: bytes) -> None:
         raise WriteFailed() from error
 
 
-def run_parse(items: "Sequence[bytes]") -> int:
+def parse_command_line(items: "Sequence[bytes]") -> "Any":
+    """parse's argv (C1-C3, I1-I6) to a parse result, with the config's defaults (C11): parse, announce, resume."""
     arguments, config_path = read_arguments(items)
     parse, load_defaults = _backend()
     defaults = load_defaults(config_path) if config_path else None  # C11
     # C10: invalid UTF-8 becomes lone surrogates, which parse() reports as E4.
-    result = parse(arguments.decode("utf-8", "surrogateescape"), defaults)
+    return parse(arguments.decode("utf-8", "surrogateescape"), defaults)
+
+
+def run_parse(items: "Sequence[bytes]") -> int:
+    result = parse_command_line(items)
     _write(result.to_json().encode("utf-8") + b"\n")
     return OK if result.error is None else PARSE_ERROR
 

@@ -21,7 +21,7 @@ import stat
 from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.announce import terminal_safe
 from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
-from sage_flags.reference import CONFIG_LIMIT, TooLarge, nearest, read_regular
+from sage_flags.reference import CONFIG_LIMIT, DEFAULT_LINES, TooLarge, nearest, read_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ def explain(path: bytes) -> "Dict[str, Any]":
             findings.append(_finding("cr-only", "CR line endings without LF: to the parser the file is one line (C13)"))
         if not content:
             findings.append(_finding("empty", "empty file: no defaults"))
-        wanted = {(mode + ": true").encode("ascii"): mode for mode, _ in MODES}
+        wanted = {line: mode for mode, line in DEFAULT_LINES.items()}
         for number, raw in enumerate(content.split(b"\n"), 1):
             line = raw[:-1] if raw.endswith(b"\r") else raw  # C13
             exact_mode = wanted.get(line)

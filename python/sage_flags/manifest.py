@@ -22,7 +22,7 @@ import stat
 import time
 
 from sage_flags._vocab import MODES, VALUE_MODES
-from sage_flags.reference import read_all
+from sage_flags.reference import READ_FLAGS, read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -451,13 +451,11 @@ def _refuse_symlink(path: bytes) -> None:
         raise UnsafeManifest("the manifest is a symbolic link; persist never writes through one")
 
 
-# A FIFO must not block the open; the last component must not be a link (swapped in since the lstat).
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
 def _open_regular(path: bytes, nofollow: bool) -> "Optional[Tuple[int, os.stat_result]]":
     """(open fd, its stat) of the regular file at ``path``; None if nothing is there; never blocks."""
-    flags = _OPEN_FLAGS | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0)
+    # reference's flags (a FIFO never blocks the open); the last component must not be a link (swapped in
+    # since the lstat).
+    flags = READ_FLAGS | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -728,14 +726,11 @@ def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]"
 
 def run_resume(items: "Sequence[bytes]") -> int:
     """``resume MANIFEST ARGV...``: parse ARGV (C1-C3) and restore what MANIFEST records."""
-    from sage_flags.cli import OK, PARSE_ERROR, UsageError, _backend, _write, read_arguments
+    from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, parse_command_line
 
     if not items:
         raise UsageError("resume needs MANIFEST, then the arguments as for parse")
-    arguments, config_path = read_arguments(items[1:])  # C1-C3 and I1-I6, as parse
-    parse, load_defaults = _backend()
-    defaults = load_defaults(config_path) if config_path else None  # C11
-    result = parse(arguments.decode("utf-8", "surrogateescape"), defaults)
+    result = parse_command_line(items[1:])  # exactly as parse
     recorded: Dict[str, Union[bool, int]] = {}
     if result.error is None and items[0]:
         recorded = recorded_values(read_frontmatter_prefix(items[0]))  # R2: unreadable restores nothing

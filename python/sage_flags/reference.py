@@ -271,7 +271,8 @@ def _number(value: str, minimum: int) -> "Optional[str]":
     return None if _below(digits, str(minimum)) else digits
 
 
-_DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}
+# C14: the one line that makes each mode default-on (config explain matches the same bytes).
+DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}
 
 
 # H1 (docs/SPEC.md section 15): the largest config honored. A real `.sage/config.yaml` is a few KB; 64 KiB is
@@ -307,7 +308,7 @@ def read_all(fd: int, limit: "Optional[int]" = None) -> bytes:
 # Every file is read through one open: O_NONBLOCK, so that opening a FIFO returns at once (the fstat after it
 # rejects anything but a regular file); O_BINARY, so that Windows does not translate CRLF or stop at Ctrl-Z.
 # Windows has no O_NONBLOCK (and no FIFO to block on); POSIX has no O_BINARY.
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def read_regular(path: "Union[str, bytes]", limit: "Optional[int]" = None) -> "Optional[Tuple[bytes, int]]":
@@ -317,7 +318,7 @@ def read_regular(path: "Union[str, bytes]", limit: "Optional[int]" = None) -> "O
     and TooLarge (a ValueError) when it holds more than ``limit`` bytes: decided by fstat before reading, and
     never more than ``limit + 1`` bytes read.
     """
-    fd = os.open(path, _READ_FLAGS)
+    fd = os.open(path, READ_FLAGS)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -356,4 +357,4 @@ def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
     lines = set()
     for line in data.split(b"\n"):  # C13
         lines.add(line[:-1] if line.endswith(b"\r") else line)
-    return {key: True for key, line in _DEFAULT_LINES.items() if line in lines}  # C14
+    return {key: True for key, line in DEFAULT_LINES.items() if line in lines}  # C14
