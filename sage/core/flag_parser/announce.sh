@@ -18,6 +18,7 @@
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
 
+# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
 POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
 # A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
 \trap - EXIT ERR DEBUG RETURN

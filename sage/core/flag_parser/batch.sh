@@ -10,15 +10,23 @@
 # usage error (an operand, or --config-path without a value).
 # The parsing is parse.sh's, sourced: one implementation, two entries.
 
-# The directory of this file; "./" when it was run by a bare name, so that
-# source never searches PATH.
-POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`) come before functions
+# The same first lines in every entry (announce.sh, batch.sh, persist.sh, resume.sh): they find the
+# file all shared code is in, so they cannot share it. The directory is "." when the script was run by a
+# bare name, so that `.` never searches PATH.
+POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
 # A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
 \trap - EXIT ERR DEBUG RETURN
 \set +E +T
-SAGE_FLAGS_DIR=${BASH_SOURCE[0]%batch.sh}
-# shellcheck source=parse.sh
-\. "${SAGE_FLAGS_DIR:-./}parse.sh" || exit 3
+\set -u
+case ${BASH_SOURCE[0]} in
+    */*) sage_flags_batch_dir=${BASH_SOURCE[0]%/*} ;;
+    *) sage_flags_batch_dir=. ;;
+esac
+# shellcheck source=sage/core/flag_parser/parse.sh
+if ! \. "$sage_flags_batch_dir/parse.sh"; then
+    printf '%s\n' "batch.sh: cannot load $sage_flags_batch_dir/parse.sh" >&2
+    exit 3
+fi
 
 sage_flags_batch_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header

@@ -43,6 +43,7 @@
 #                                         with SAGE_FLAGS_UNSAFE set when nothing was written.
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API the sourcing scripts read
+# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
 POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
 # A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
 \trap - EXIT ERR DEBUG RETURN

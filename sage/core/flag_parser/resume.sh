@@ -13,6 +13,7 @@
 # Rules as parse.sh: bash 3.2, no eval, no fork, set -u, LC_ALL=C. The
 # frontmatter functions are persist.sh's, sourced (persist.sh sources parse.sh).
 
+# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
 POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
 # A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
 \trap - EXIT ERR DEBUG RETURN
