@@ -8,16 +8,19 @@ FUZZ_EXAMPLES ?=
 
 # Both vocabularies: this checkout's, then Sage 1.3's build (tests/test_vocabulary_sage_1_3.py builds the same
 # copy; the fuzzer's reference and layers are the copy's: PYTHONPATH and SAGE_FLAGS_PROJECT name it).
-# Then one short run with a fresh seed, so that every CI run also tries inputs no run tried before; it prints its
-# seed, and on a divergence the command that replays it exactly (python -m parity.fuzz --seed N --examples M).
+# Then one short run seeded by the commit (the first 32 bits of its hash), so that every commit tries inputs no
+# other commit tried, and a run of the same commit (CI's clean clone, a developer's replay) tries the same ones:
+# CI's answer depends on the commit alone. Outside a git checkout, a fresh seed. It prints its seed, and on a
+# divergence the command that replays it exactly (python -m parity.fuzz --seed N --examples M).
 SAGE_1_3 := build/sage-1.3
 EXPLORE_EXAMPLES ?= 1500
-parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies), then a fresh seed (printed)
+EXPLORE_SEED ?= $(shell head=$$(git rev-parse -q --verify HEAD 2>/dev/null) && echo $$((16#$${head:0:8})))
+parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies), then the commit's own seed
 	$(WITH_BASHES) $(BIN)/pytest -s parity/test_parity.py
 	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug
 	$(WITH_BASHES) SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
 	  $(BIN)/pytest -s parity/test_parity.py
-	$(WITH_BASHES) $(PY) -m parity.fuzz --examples $(EXPLORE_EXAMPLES) --progress 60
+	$(WITH_BASHES) $(PY) -m parity.fuzz --examples $(EXPLORE_EXAMPLES) $(if $(EXPLORE_SEED),--seed $(EXPLORE_SEED)) --progress 60
 
 # Neither budget given: one minute. Both: whichever is reached first.
 fuzz: setup old-bash  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/

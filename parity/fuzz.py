@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -44,7 +45,7 @@ from sage_flags._vocab import MODES, VALUE_MODES
 
 from parity import strategies as gen
 from parity.layers import ROOT, Layer, available_layers
-from parity.vectors import Vector, cannot_run_here, split_argv
+from parity.vectors import CONFIG_PLACEHOLDER, Vector, cannot_run_here, split_argv
 
 FAILURES_DIR = ROOT / "parity" / "failures"
 PROCESS_TIMEOUT = 30.0
@@ -393,6 +394,19 @@ def _run(layer: Layer, command: str, args: List[bytes], stdin: bytes, env: Dict[
     return Outcome(done.stdout, done.returncode, done.stderr, time.monotonic() - start)
 
 
+@functools.lru_cache(maxsize=None)
+def bash_starts_cleanly(interpreter: str, env: Tuple[Tuple[str, str], ...]) -> bool:
+    """SPEC H4: bash acts on its environment before a script's first line. In POSIX mode (POSIXLY_CORRECT set)
+    bash 3.2 warns "SHELLOPTS: readonly variable", and bash 3.2.48 exits 2 on an exported function it cannot
+    import (BASH_FUNC_printf%%): no script can answer then. A direct bash call is compared in an environment
+    only where the bare interpreter starts there silently with status 0 (BASH_ENV aside: what its file does
+    is H2-H3's to undo, and the file is the fuzzer's)."""
+    full_env = {**os.environ, **dict(env)}
+    full_env.pop("BASH_ENV", None)
+    bare = subprocess.run([interpreter, "-c", ":"], capture_output=True, env=full_env, timeout=PROCESS_TIMEOUT)
+    return bare.returncode == 0 and not bare.stdout and not bare.stderr
+
+
 def check_agreement(
     command: str,
     argv: Sequence[bytes],
@@ -410,6 +424,9 @@ def check_agreement(
     """
     env = dict(env or {})
     layers = available_layers(command) if layers is None else layers
+    if env:
+        env_items = tuple(sorted(env.items()))
+        layers = [layer for layer in layers if layer.bash is None or bash_starts_cleanly(layer.bash, env_items)]
     vector = Vector(
         name="", rules=(), argv=tuple(argv), stdout=b"", status=0, command=command, config=config, env=env, stdin=stdin
     )
@@ -777,6 +794,8 @@ def run_stdin(argv: List[bytes], config: Optional[dict], ending: bytes) -> None:
         return
     if from_stdin or operand_form.status == 2:
         return  # the argv already chose stdin (or is a usage error): nothing to compare
+    if any(CONFIG_PLACEHOLDER in operand for operand in operands):
+        return  # an operand naming the config's path, made per run: text on stdin cannot carry it
     options = [b"--config-path", config_path] if config_path is not None else []
     stdin = b" ".join(operands) + ending
     stdin_form = check_agreement("parse", [*options, b"--stdin"], config=config, stdin=stdin, kind="parse stdin")

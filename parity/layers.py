@@ -45,6 +45,7 @@ class Layer:
     commands: Dict[str, List[str]]
     env: Dict[str, str] = field(default_factory=dict)
     cwd: Optional[Path] = None
+    bash: Optional[str] = None  # the bash layers: the interpreter's path (SPEC H4)
 
     def argv(self, command: str, args: Sequence[bytes]) -> List[bytes]:
         return [os.fsencode(a) for a in self.commands[command]] + list(args)
@@ -170,7 +171,7 @@ def project_layers(root: Path) -> List[Layer]:
     # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
     scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in COMMANDS}
     for bash in bash_interpreters():
-        layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}))
+        layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}, bash=bash.path))
     return layers
 
 
