@@ -1,6 +1,6 @@
 # The differential fuzzer (issue 5): `make parity` (derandomized, part of `make test`), `make fuzz` (the long
 # random run), and actionlint over the GitHub workflows (part of `make lint`).
-.PHONY: parity fuzz lint-workflows
+.PHONY: parity fuzz vectors lint-workflows
 TEST_TARGETS += parity
 LINT_TARGETS += lint-workflows
 FUZZ_MINUTES ?=
@@ -21,6 +21,9 @@ parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies),
 	$(WITH_BASHES) SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
 	  $(BIN)/pytest -s parity/test_parity.py
 	$(WITH_BASHES) $(PY) -m parity.fuzz --examples $(EXPLORE_EXAMPLES) $(if $(EXPLORE_SEED),--seed $(EXPLORE_SEED)) --progress 60
+
+vectors: setup  ## write parity/vectors/ from the case table parity/cases.jsonl (tools/write_vectors.py)
+	$(PY) tools/write_vectors.py
 
 # Neither budget given: one minute. Both: whichever is reached first.
 fuzz: setup old-bash  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N; failures in parity/failures/

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import List
 
 import pytest
 
 from parity import vectors
-from parity.layers import Layer, available_layers
+from parity.layers import PYTHON, ROOT, Layer, available_layers
 
 ALL = vectors.load_all()
+CASES = ROOT / "parity" / "cases.jsonl"
 
 
 check = vectors.assert_matches
@@ -113,3 +115,30 @@ def test_expected_stdout_is_one_strict_json_line() -> None:
             text = line[:-1].decode("utf-8")
             data = json.loads(text)
             assert json.dumps(data, ensure_ascii=False) == text, vector.name
+
+
+def test_vectors_are_what_the_case_table_gives() -> None:
+    """parity/vectors/ is written from parity/cases.jsonl by tools/write_vectors.py: no file edited by hand, none
+    missing, and the reference agrees with every hand-written expectation there (parity/README.md)."""
+    check = subprocess.run(
+        [PYTHON, str(ROOT / "tools" / "write_vectors.py"), "--check"], capture_output=True, text=True, timeout=600
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_hand_written_expectation_stops_a_wrong_reference(tmp_path: Path) -> None:
+    """The case table's expectations are independent of the reference: one the reference does not meet writes
+    nothing and names the case."""
+    case = json.loads(next(line for line in CASES.read_text().splitlines() if '"example-15-outer-whitespace"' in line))
+    case["expect"]["goal"] = "ship feature"  # what a reference that collapsed inner whitespace would print
+    table = tmp_path / "cases.jsonl"
+    table.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [PYTHON, str(ROOT / "tools" / "write_vectors.py"), "--cases", str(table), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 1 and not out.exists()
+    assert "example-15-outer-whitespace: goal: 'ship    feature', expected 'ship feature'" in run.stderr
