@@ -6,7 +6,7 @@ A case is a vector without its results: name, rules, note, command, argv, config
 regenerates them. They are not trusted where it matters: a case with "expect" carries results written by hand
 from docs/SPEC.md, and when the reference disagrees nothing is written. Two shorthands keep cases independent of
 the vocabulary: a stdin of {"parse": ARGUMENTS} is the line the reference's parse prints for those ARGUMENTS
-(persist's and resume's contract lines), and "{supported}" in an expected error is the vocabulary's E1 list.
+(persist's input, a contract line), and "{supported}" in an expected error is the vocabulary's E1 list.
 
     python tools/write_vectors.py                  # write parity/vectors/; a file no case names joins the table
     python tools/write_vectors.py --check          # exit 1 naming every file that differs (make test)
@@ -70,6 +70,8 @@ def run_case(layer: Layer, case: dict, workdir: Path) -> Tuple[vectors.Vector, b
     stdin = case.get("stdin", "")
     if isinstance(stdin, dict) and "parse" in stdin:
         line = layer.run("parse", [vectors.to_bytes(stdin["parse"])])
+        if line.returncode != 0:
+            raise ValueError(f"stdin's parse {stdin['parse']!r} is not a clean parse (status {line.returncode})")
         stdin = line.stdout
     else:
         stdin = vectors.to_bytes(stdin)
@@ -137,9 +139,13 @@ def build(project: Path, cases: List[dict]) -> Tuple[Dict[str, str], List[str]]:
     supported = supported_flags(load_vocabulary(project / "spec" / "flags.toml"))
     problems: List[str] = []
 
-    def one(case: dict) -> Tuple[str, Optional[str]]:
+    def one(case: dict) -> Tuple[str, str]:
         with tempfile.TemporaryDirectory(prefix="sage-flags-case-") as tmp:
-            made, stderr = run_case(layer, case, Path(tmp))
+            try:
+                made, stderr = run_case(layer, case, Path(tmp))
+            except ValueError as error:
+                problems.append(f"{case['name']}: {error}")
+                return f"{case['name']}.json", ""
         for problem in disagreements(case, made, stderr, supported):
             problems.append(f"{case['name']}: {problem}")
         return f"{case['name']}.json", made.to_json()
