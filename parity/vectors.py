@@ -200,6 +200,11 @@ def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]",
         assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line"
 
 
+def manifest_file(spec: dict, path: Path) -> Path:
+    """The file that holds the manifest's bytes: the symlink's target for a "symlink" manifest, else ``path``."""
+    return path.parent / "target.md" if spec.get("type", "file") == "symlink" else path
+
+
 def materialise_manifest(spec: dict, workdir: Path) -> Path:
     """Create the manifest (or non-file) a persist/resume vector describes; return the manifest path.
 
@@ -220,7 +225,7 @@ def materialise_manifest(spec: dict, workdir: Path) -> Path:
     elif before is not None:
         path.write_bytes(to_bytes(before))
     if "mode" in spec:
-        (workdir / "target.md" if kind == "symlink" else path).chmod(int(spec["mode"], 8))
+        manifest_file(spec, path).chmod(int(spec["mode"], 8))
     return path
 
 
@@ -246,7 +251,7 @@ def check_manifest_vector(layer: "Layer", vector: Vector, workdir: Path) -> None
     else:
         assert result.stderr.count(b"\n") == 1 and result.stderr.endswith(b"\n"), f"{where}: {result.stderr!r}"
     kind = spec.get("type", "file")
-    target = workdir / "target.md" if kind == "symlink" else path
+    target = manifest_file(spec, path)
     if kind == "symlink":
         assert path.is_symlink(), f"{where}: the symlink was replaced"
     expected = spec.get("after", spec.get("before"))

@@ -80,10 +80,9 @@ def run_case(layer: Layer, case: dict, workdir: Path) -> Tuple[vectors.Vector, b
     if "manifest" in vector.extra:
         spec = dict(vector.extra["manifest"])
         result, path = vectors.run_manifest_vector(layer, vector, workdir)
-        kind = spec.get("type", "file")
-        target = workdir / "target.md" if kind == "symlink" else path
+        target = vectors.manifest_file(spec, path)
         before = vectors.to_bytes(spec["before"]) if spec.get("before") is not None else None
-        if kind in ("file", "symlink") and target.is_file():
+        if spec.get("type", "file") in ("file", "symlink") and target.is_file():
             after = target.read_bytes()
             if after != before:
                 spec = _with_after(spec, vectors.from_bytes(after))
