@@ -15,6 +15,7 @@ Two kinds of output:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -33,6 +34,8 @@ KEY = r"[a-z][a-z0-9_]*"
 RESERVED_KEYS = ("goal", "error", "notes")
 MAX_VALUE_MODES = 8  # parse_large.sh codes a value flag as one of the digits 2-9
 ABOVE_CAP = ("clamp-with-note",)  # what may happen above a value's cap (docs/SPEC.md V5)
+# docs/SPEC.md K5: the words that start every hook context; SKILL.md quotes them.
+HOOK_LABEL = "sage-flags hook result"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class Value:
 class Vocabulary:
     modes: Modes  # (key, dashed name), in vocabulary order
     values: Tuple[Value, ...] = ()
+    workflows: Tuple[str, ...] = ()  # the workflow names `sage-flags hook` answers (docs/SPEC.md K3)
 
     def value_of(self, index: int) -> Optional[Value]:
         return next((value for value in self.values if value.mode == index), None)
@@ -114,7 +118,20 @@ def load_vocabulary(vocab_path: Path) -> Vocabulary:
     keys += [field for value in values for field in (value.field, value.note_field)]
     if len(set(keys)) != len(keys):
         _fail(source, "a value's field or note_field repeats another JSON key")
-    return Vocabulary(modes, tuple(values))
+    return Vocabulary(modes, tuple(values), _workflows(data, source))
+
+
+def _workflows(data: dict, source: str) -> Tuple[str, ...]:
+    """The top-level `workflows` list: names as A1 allows them, at least one, no repeat."""
+    names = data.get("workflows")
+    if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
+        _fail(source, "needs a top-level `workflows` list of workflow names (docs/SPEC.md K3)")
+    for name in names:
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", name):  # A1's workflow name
+            _fail(source, f"bad workflow name {name!r}")
+    if len(set(names)) != len(names):
+        _fail(source, "duplicate workflow name")
+    return tuple(names)
 
 
 def flag_label(vocab: Vocabulary, index: int) -> str:
@@ -179,6 +196,9 @@ def python_vocab(vocab: Vocabulary) -> str:
         f'E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'
         "# docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
         f"SUGGEST_LIMIT = {suggest_limit(vocab)}\n"
+        "# docs/SPEC.md K3, K5: the workflows `sage-flags hook` answers, and the words its context starts with.\n"
+        f"WORKFLOWS = ({', '.join(map(json.dumps, vocab.workflows))}{',' if len(vocab.workflows) == 1 else ''})\n"
+        f'HOOK_LABEL = "{HOOK_LABEL}"\n'
     )
 
 
@@ -203,6 +223,10 @@ def rust_vocab(vocab: Vocabulary) -> str:
         f'pub const E2_VALUE_HINT: &str = "{e2_value_hint(vocab)}";\n'
         "/// docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
         f"pub const SUGGEST_LIMIT: usize = {suggest_limit(vocab)};\n"
+        "/// docs/SPEC.md K3: the workflows `sage-flags hook` answers.\n"
+        f"pub const WORKFLOWS: [&str; {len(vocab.workflows)}] = [{', '.join(map(json.dumps, vocab.workflows))}];\n"
+        "/// docs/SPEC.md K5: the words every hook context starts with.\n"
+        f'pub const HOOK_LABEL: &str = "{HOOK_LABEL}";\n'
     )
 
 
@@ -300,9 +324,45 @@ def suggestion_table(vocab: Vocabulary) -> str:
     return "\n".join(lines) + "\n"
 
 
+def hook_matcher(vocab: Vocabulary) -> str:
+    """Claude Code's matcher on `command_name`: a workflow, or the Sage plugin's `sage:<workflow>` (K3)."""
+    return "^(sage:)?(" + "|".join(vocab.workflows) + ")$"
+
+
+def _hooks_file(event: str, handler: dict, matcher: Optional[str] = None) -> Callable[[Vocabulary], str]:
+    """A harness's hooks file with one entry: `handler` for `event` (docs/SPEC.md K9)."""
+
+    def render(vocab: Vocabulary) -> str:
+        group = {"matcher": hook_matcher(vocab)} if matcher == "workflows" else {}
+        group["hooks"] = [{"type": "command", **handler, "timeout": 10}]
+        return json.dumps({"hooks": {event: [group]}}, indent=2) + "\n"
+
+    return render
+
+
+def _claude_code_hook(launcher: str) -> dict:
+    """Exec form (no shell between the harness and the launcher; docs/SPEC.md K9)."""
+    config = "${CLAUDE_PROJECT_DIR}/.sage/config.yaml"
+    return {"command": launcher, "args": ["hook", "claude-code", "--config-path", config]}
+
+
+PROJECT_LAUNCHER = "${CLAUDE_PROJECT_DIR}/sage/bin/sage-flags"
+PLUGIN_LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/sage/bin/sage-flags"
+# Codex runs a command hook through its shell, in the session's working directory (the project's root).
+CODEX_COMMAND = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
+
 WHOLE_FILES: Dict[str, Callable[[Vocabulary], str]] = {
     "python/sage_flags/_vocab.py": python_vocab,
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
+    # The files a user installs (docs/SPEC.md K9): one event per Claude Code file, never both.
+    "sage/hooks/claude-code/hooks.json": _hooks_file(
+        "UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows"
+    ),
+    "sage/hooks/claude-code/settings.json": _hooks_file(
+        "UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows"
+    ),
+    "sage/hooks/claude-code/settings-submit.json": _hooks_file("UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER)),
+    "sage/hooks/codex/hooks.json": _hooks_file("UserPromptSubmit", {"command": CODEX_COMMAND}),
 }
 BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
     "flag-table": flag_table,

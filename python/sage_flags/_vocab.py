@@ -13,3 +13,6 @@ SUPPORTED_FLAGS = "--quality-locked, --autonomous"
 E2_VALUE_HINT = ""
 # docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.
 SUGGEST_LIMIT = 22
+# docs/SPEC.md K3, K5: the workflows `sage-flags hook` answers, and the words its context starts with.
+WORKFLOWS = ("build", "architect")
+HOOK_LABEL = "sage-flags hook result"

@@ -23,6 +23,7 @@ usage: sage-flags parse ARGUMENTS... [--config-path PATH]
        sage-flags persist MANIFEST  < one JSON line of parse/resume (records its modes)
        sage-flags resume MANIFEST ARGUMENTS... [--config-path PATH]
        sage-flags resume MANIFEST [--config-path PATH] --stdin  < ARGUMENTS
+       sage-flags hook claude-code|codex [--config-path PATH] [--workflow NAME]...  < one hook event
        sage-flags --help | help | --version
 
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
@@ -34,6 +35,9 @@ parse  Parse one ARGUMENTS string (several operands are joined with one space)
        operand beside it): no shell ever sees the user's text (SPEC I1-I6).
 batch  The same for every NUL-terminated record on stdin, one line each,
        flushed as it is written; the config is read once.
+hook   A harness's prompt hook: answers a workflow's slash command with the
+       parse result and the announcement, or blocks it with the error; a
+       failure of its own is status 3 and one stderr line (SPEC K1-K12).
 
 The full contract: docs/SPEC.md.
 """
@@ -211,6 +215,7 @@ COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
     b"parse": run_parse,
     b"batch": run_batch,
     b"announce": "sage_flags.announce:run_announce",
+    b"hook": "sage_flags.hook:run_hook",
     b"config": "sage_flags.explain:run_config",
     b"persist": "sage_flags.manifest:run_persist",
     b"resume": "sage_flags.manifest:run_resume",

@@ -16,3 +16,7 @@ pub const SUPPORTED_FLAGS: &str = "--quality-locked, --autonomous";
 pub const E2_VALUE_HINT: &str = "";
 /// docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.
 pub const SUGGEST_LIMIT: usize = 22;
+/// docs/SPEC.md K3: the workflows `sage-flags hook` answers.
+pub const WORKFLOWS: [&str; 2] = ["build", "architect"];
+/// docs/SPEC.md K5: the words every hook context starts with.
+pub const HOOK_LABEL: &str = "sage-flags hook result";
