@@ -8,6 +8,8 @@ quoted; the old path a redirect; and the exposure README documents, done in a te
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -137,6 +139,30 @@ def test_the_body_order() -> None:
 def test_the_hook_label_is_the_generated_constant() -> None:
     assert HOOK_LABEL == "sage-flags hook result"
     assert SKILL_MD.read_text(encoding="utf-8").count(HOOK_LABEL) == 1
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sage_flags.hook") is None, reason="needs branch hook (issue 28)")
+def test_the_body_describes_the_hooks_context_as_the_hook_writes_it(tmp_path: Path) -> None:
+    """Section 1's reading of the context: the label, /WORKFLOW, length and SHA-256, then parse's line (K5)."""
+    text = "--autonomous Ship it!"
+    event = {
+        "hook_event_name": "UserPromptExpansion",
+        "command_name": "build",
+        "command_args": text,
+        "command_source": "project",
+        "expansion_type": "slash_command",
+        "prompt": "/build " + text,
+        "cwd": str(tmp_path),
+        "session_id": "s",
+    }
+    hook = [PYTHON, "-m", "sage_flags", "hook", "claude-code"]
+    done = subprocess.run(hook, input=json.dumps(event).encode(), capture_output=True, cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    first, second = context.split("\n")[:2]
+    assert first.startswith(f"{HOOK_LABEL} for /build ") and "21 bytes" in first and "SHA-256" in first
+    parsed = subprocess.run([PYTHON, "-m", "sage_flags", "parse", "--stdin"], input=text.encode(), capture_output=True)
+    assert (second + "\n").encode() == parsed.stdout
 
 
 def test_every_reference_is_named_from_the_body_with_when_to_read_it() -> None:
