@@ -181,6 +181,27 @@ def test_every_reference_is_named_from_the_body_with_when_to_read_it() -> None:
         assert [other.name for other in references if other.name in text] == [], path.name
 
 
+def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> None:
+    """An agent with no program gives the same JSON: E1-E4 as the reference spells them, C5's six characters."""
+    from sage_flags import reference
+
+    for prose in (SKILL_DIR / "references" / "prose-rules.md", sage_1_3_skill.parent / "references" / "prose-rules.md"):
+        text = prose.read_text(encoding="utf-8")
+        flags = re.search(r"Supported flags: ([^.]*)\.", text).group(1)
+        expected = [
+            reference.E1.replace(reference.SUPPORTED_FLAGS, flags),
+            "Flag '{flag}' takes no value (got '{token}').",
+            reference.E3.format(key="<key>", name="<name>"),
+            reference.E4,
+            "space, tab, LF, VT, FF and CR (C5)",
+            "Deterministic parsers unavailable",
+        ]
+        assert [m for m in expected if m not in text] == [], prose
+    assert reference.E1 in (SKILL_DIR / "references" / "prose-rules.md").read_text(encoding="utf-8")
+    copy = (sage_1_3_skill.parent / "references" / "prose-rules.md").read_text(encoding="utf-8")
+    assert "--parallel takes a lane count of 1 or more" in copy and "Only --parallel=N takes a value." in copy
+
+
 def test_the_old_path_points_to_the_skill() -> None:
     text = OLD_PATH.read_text(encoding="utf-8")
     assert not text.startswith("---"), "not a skill of its own"
