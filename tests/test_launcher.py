@@ -134,12 +134,12 @@ def _scenario(tmp: Path, which: str, sh: str, bash: str) -> Scenario:
         return Scenario(which, f"installed: {tmp}/bin/sage-flags (script)", env=env)
     if which == "checkout":
         path = make_path(tmp, {"python3": BASE_PYTHON, "sh": sh, "bash": bash})
-        return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", env={"PATH": path})
+        return Scenario(which, f"checkout: python3 -m sage_flags (from {ROOT}/python)", env={"PATH": path})
     if which == "checkout-via-symlinked-launcher":
         path = make_path(tmp, {"python3": BASE_PYTHON, "readlink": tool("readlink")})
         link = tmp / "bin" / "sage-flags"
         link.symlink_to(LAUNCHER)
-        return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", link, {"PATH": path})
+        return Scenario(which, f"checkout: python3 -m sage_flags (from {ROOT}/python)", link, {"PATH": path})
     if which == "bash":
         path = make_path(tmp, {"bash": bash})
         return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
