@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+import interpreters
 import pytest
 from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, vector_failures
 
@@ -208,3 +209,19 @@ def test_no_python_of_the_installation_is_status_3_and_the_launcher_runs_its_nex
     (tools / "python3").symlink_to(BASE_PYTHON)
     explained = run([str(LAUNCHER), "config", "explain", str(manifest)], env=env)
     assert (explained.returncode, explained.stderr) == (0, b"") and b"not honored: indented" in explained.stdout
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6"])
+def test_handoff_to_a_python_older_than_3_8_is_status_3(version: str, tmp_path: Path) -> None:
+    """SPEC D27, D28: an old interpreter beside the executable gets the hand-over program's one line, not a
+    SyntaxError or a traceback; under the launcher the same is status 97 and silent (L2)."""
+    found = interpreters.find(version)
+    if found is None:
+        pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
+    shutil.copy(NATIVE_EXE, tmp_path / "sage-flags")
+    (tmp_path / "python3").symlink_to(found[0])
+    done = run([str(tmp_path / "sage-flags"), "config", "explain", "x"])
+    assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), done.stderr
+    assert b"needs 3.8 or newer" in done.stderr
+    quiet = run([str(tmp_path / "sage-flags"), "help"], env=clean_env(SAGE_FLAGS_LAUNCHER_EXEC="sage-flags"))
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (97, b"", b"")

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// An interpreter to hand a subcommand to, and the site directory that holds this installation's
 /// `sage_flags` (put first on its `sys.path`: `--user`, `--prefix` and `--root` installs are not on
-/// it otherwise, and `-I` leaves the user site out).
+/// it otherwise, and `-s` leaves the user site out).
 pub struct Python {
     pub interpreter: PathBuf,
     pub site: Option<PathBuf>,

@@ -22,6 +22,8 @@ const LAUNCHER_NEXT_LAYER: u8 = 97;
 /// first on sys.path; STATUS is the exit status (3, or 97 silently) when it cannot run the package.
 /// Python 2 syntax on purpose: an old interpreter must reach STATUS, not a SyntaxError.
 const HANDOFF: &str = "import sys
+if sys.path and sys.path[0] == '':
+    del sys.path[0]
 status, site = int(sys.argv[1]), sys.argv[2]
 del sys.argv[1:3]
 def cannot(why):
@@ -77,9 +79,10 @@ fn hand_to_python(argv: &[OsString]) -> ExitCode {
         }
         return ExitCode::from(unavailable);
     };
-    // -I: the installation's own package, never one from PYTHONPATH, the user site or the current directory.
+    // The installation's own package, never one from PYTHONPATH (-E), the user site (-s) or the current
+    // directory (HANDOFF drops it): -I's effect, in options that Python 2.7 knows too.
     let mut child = Command::new(&python.interpreter);
-    child.arg("-I").arg("-c").arg(HANDOFF).arg(unavailable.to_string());
+    child.arg("-E").arg("-s").arg("-c").arg(HANDOFF).arg(unavailable.to_string());
     child.arg(python.site.map(PathBuf::into_os_string).unwrap_or_default()).args(argv);
     run(child, &python.interpreter, &command, unavailable, under_launcher)
 }
