@@ -11,6 +11,7 @@ The parity layer "exe" (parity/layers.py) runs the same build (mk/cli.mk) throug
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -225,3 +226,12 @@ def test_handoff_to_a_python_older_than_3_8_is_status_3(version: str, tmp_path: 
     assert b"needs 3.8 or newer" in done.stderr
     quiet = run([str(tmp_path / "sage-flags"), "help"], env=clean_env(SAGE_FLAGS_LAUNCHER_EXEC="sage-flags"))
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (97, b"", b"")
+
+
+def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> None:
+    """SPEC L2: the launcher's list (sage/bin/sage-flags, hands_to_python) is the core's PYTHON_ONLY."""
+    rust = (ROOT / "crates" / "sage-flags-core" / "src" / "cli.rs").read_text(encoding="utf-8")
+    (array,) = re.findall(r"pub const PYTHON_ONLY: \[&\[u8\]; \d+\] = \[(.*?)\];", rust)
+    launcher = LAUNCHER.read_text(encoding="utf-8")
+    (case,) = re.findall(r"hands_to_python\(\) \{.*?\n\s*case \$1 in (.*?)\) return 0", launcher, re.DOTALL)
+    assert set(re.findall(r'b"([^"]+)"', array)) == {name.strip() for name in case.split("|")}
