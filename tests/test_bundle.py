@@ -9,14 +9,16 @@ its bash layer) and the bash scripts themselves.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List, Set
 
+import interpreters
 import pytest
 from artifacts import (
     Artifacts,
@@ -127,7 +129,7 @@ def test_launcher_finds_the_vendored_python_and_runs_every_vector(
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     launcher = entry("bundle-launcher-python", [str(project / "sage" / "bin" / "sage-flags")], env={"PATH": path})
     vendor = project / "sage" / "core" / "flag_parser" / "_vendor"
-    assert which(launcher) == f"vendored: python3 -m sage_flags (PYTHONPATH={vendor})\n"
+    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor})\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases")
 
@@ -157,3 +159,114 @@ def test_bundle_ships_the_skill(project: Path) -> None:
     shipped = {p.relative_to(skill): p.read_bytes() for p in skill.rglob("*") if p.is_file()}
     assert shipped == {p.relative_to(SKILL_DIR): p.read_bytes() for p in skill_files()}
     assert validate(skill) == []
+
+
+# Issue 24 items 4, 6, 7, 8: what unpacking touches, old interpreters, a ':' in the path, no __pycache__.
+OWN = ("sage/bin/", "sage/core/flag_parser/", "sage/core/capabilities/orchestration/flag-parser/")
+SAGE_CORE_INIT = b"from .registry import WORKFLOWS\n"  # a Sage project's own sage/core/__init__.py
+
+
+def owned_roots(bundle: Path) -> Set[str]:
+    """What unpacking adds or replaces: each file of sage/bin/, each of our directories as a whole."""
+    with tarfile.open(bundle) as archive:
+        files = [m.name for m in archive.getmembers() if m.isfile()]
+    outside = [name for name in files if not name.startswith(OWN)]
+    assert not outside, f"the bundle carries files a Sage project owns: {outside}"
+    return {name if name.startswith("sage/bin/") else next(p for p in OWN if name.startswith(p)) for name in files}
+
+
+def test_unpacking_replaces_no_file_of_the_project_and_readme_lists_what_it_adds(
+    built: Artifacts, tmp_path: Path
+) -> None:
+    """SPEC D26: the bundle's files live under our own directories; Sage's sage/core/__init__.py survives."""
+    roots = owned_roots(built.bundle)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"adds or replaces exactly[^:]*:(.*?)\.\s", readme, re.DOTALL)
+    assert listed, "README says what unpacking the bundle adds or replaces"
+    assert set(re.findall(r"`(sage/[^`]*)`", listed.group(1))) == roots
+    (tmp_path / "sage" / "core").mkdir(parents=True)
+    (tmp_path / "sage" / "core" / "__init__.py").write_bytes(SAGE_CORE_INIT)
+    with tarfile.open(built.bundle) as archive:
+        archive.extractall(tmp_path, filter="data")
+    assert (tmp_path / "sage" / "core" / "__init__.py").read_bytes() == SAGE_CORE_INIT
+
+
+def old_python(version: str) -> str:
+    found = interpreters.find(version)
+    if found is None:
+        pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
+    return found[0]
+
+
+@pytest.mark.parametrize("sage_core_init", [False, True], ids=["bundle-alone", "in-a-sage-tree"])
+@pytest.mark.parametrize("version", interpreters.TOO_OLD)
+def test_drop_in_entry_on_an_old_python_is_status_3(
+    version: str, sage_core_init: bool, built: Artifacts, tmp_path: Path
+) -> None:
+    """SPEC D19, D28: wherever our code runs on 2.7, 3.6 or 3.7, status 3 and one stderr line; 2.7 without a
+    core/__init__.py (a namespace package needs none on Python 3) stops at its own `No module named core`."""
+    python = old_python(version)
+    with tarfile.open(built.bundle) as archive:
+        archive.extractall(tmp_path, filter="data")
+    if sage_core_init:
+        (tmp_path / "sage" / "core" / "__init__.py").write_bytes(b"")
+    trees = [tmp_path / "sage"] + ([] if sage_core_init else [ROOT / "sage"])  # the checkout: no __init__.py either
+    for sage in trees:
+        done = subprocess.run(
+            [python, "-B", "-m", "core.flag_parser", "parse", "x"], capture_output=True, cwd=sage, env=clean_env()
+        )
+        if version == "2.7" and not sage_core_init:
+            assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (1, b"", 1), done.stderr
+            assert done.stderr.endswith(b": No module named core\n")
+            continue
+        assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), (sage, done.stderr)
+        assert done.stderr.startswith(b"core.flag_parser: cannot run: sage_flags needs Python 3.8 or newer")
+
+
+def tree_files(where: Path) -> List[str]:
+    return sorted(p.relative_to(where).as_posix() for p in where.rglob("*"))
+
+
+def test_a_colon_in_the_project_path_keeps_the_python_layer(
+    built: Artifacts, bare_python: Path, tmp_path: Path
+) -> None:
+    """Issue 24 item 7: the launcher hands python3 the package's directory as an argument, not in PYTHONPATH."""
+    project = tmp_path / "co:lon"
+    with tarfile.open(built.bundle) as archive:
+        archive.extractall(project, filter="data")
+    path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
+    program = [str(project / "sage" / "bin" / "sage-flags")]
+    launcher = entry("colon-launcher", program, [*COMMANDS, "config"], env={"PATH": path})
+    assert which(launcher) == f"vendored: python3 -m sage_flags (from {project}/sage/core/flag_parser/_vendor)\n"
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"quality_locked: True\n")
+    done = launcher.run("config", [b"explain", os.fsencode(config)])
+    assert (done.returncode, done.stderr) == (0, b"") and b"titlecase" in done.stdout
+
+
+def test_no_bytecode_is_written_into_the_project(built: Artifacts, bare_python: Path, tmp_path: Path) -> None:
+    """SPEC H10 (issue 24 item 8): through the launcher's Python layer and `python3 -B -m core.flag_parser`, the
+    tree's files are the same before and after, with PYTHONDONTWRITEBYTECODE unset (this machine may export it)."""
+    with tarfile.open(built.bundle) as archive:
+        archive.extractall(tmp_path, filter="data")
+    before = tree_files(tmp_path / "sage")
+    env = {k: v for k, v in clean_env().items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PATH"] = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh")})
+    manifest = tmp_path / "m.md"
+    manifest.write_bytes(b"---\nflags:\n  autonomous: false\n---\n")
+    launcher = str(tmp_path / "sage" / "bin" / "sage-flags")
+    line = subprocess.run([launcher, "parse", "--autonomous", "go"], capture_output=True, env=env).stdout
+    runs = [
+        ([launcher, "--which"], b""),
+        ([launcher, "announce", "build", "--autonomous", "go"], b""),
+        ([launcher, "persist", str(manifest)], line),
+        ([launcher, "resume", str(manifest), "go"], b""),
+        ([launcher, "config", "explain", str(manifest)], b""),
+        ([str(bare_python / "python3"), "-B", "-m", "core.flag_parser", "parse", "go"], b""),
+    ]
+    for argv, stdin in runs:
+        done = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=tmp_path / "sage")
+        assert done.returncode == 0, (argv, done.stderr)
+    assert b"vendored" in subprocess.run([launcher, "--which"], capture_output=True, env=env).stdout
+    assert b"autonomous: true" in manifest.read_bytes()
+    assert tree_files(tmp_path / "sage") == before

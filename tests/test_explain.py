@@ -171,6 +171,30 @@ def test_cr_only_file_lines_explained(tmp_path: Path) -> None:
     assert all(line["reasons"][0]["code"] == "bare-cr" for line in data["lines"])
 
 
+@pytest.mark.parametrize(
+    ("content", "codes", "where"),
+    [
+        (b"quality_locked: true\nautonomous: true\rx\n", ["stray-cr"], "line 2"),  # issue 24 item 10
+        (b"a\r\nautonomous: true\rx\r\nquality_locked: true\r\n\r\r\n", ["crlf", "stray-cr"], "lines 2, 4"),
+    ],
+)
+def test_a_stray_cr_in_a_file_with_lf_is_reported_where_it_is(
+    content: bytes, codes: List[str], where: str, tmp_path: Path
+) -> None:
+    """SPEC section 12: a CR inside a line of an LF file is named by its line; the file is not one line (C13)."""
+    path = tmp_path / "c.yaml"
+    path.write_bytes(content)
+    data = report(path)
+    assert [f["code"] for f in data["findings"]] == codes
+    assert data["findings"][-1]["message"].startswith("a CR not at the end of %s:" % where)
+    (line,) = [line for line in data["lines"] if line["mode"] == "autonomous"]
+    assert (line["line"], line["verdict"], line["reasons"][0]["code"]) == (2, "ignored", "bare-cr")
+    assert data["defaults"] == {key: key in load_defaults(path) for key, _ in _vocab.MODES}
+    text = run([os.fsencode(path)]).stdout.decode()
+    assert "without LF" not in text and "  file: a CR not at the end of %s" % where in text
+    assert ("quality_locked on (line %d)" % (1 if codes == ["stray-cr"] else 3)) in text
+
+
 @pytest.mark.parametrize("kind", ["missing", "directory", "fifo", "dangling-symlink", "loop-symlink"])
 def test_not_a_regular_file_is_a_finding_with_status_0(kind: str, tmp_path: Path) -> None:
     path = vectors.make_config({"type": kind}, tmp_path)

@@ -134,12 +134,12 @@ def _scenario(tmp: Path, which: str, sh: str, bash: str) -> Scenario:
         return Scenario(which, f"installed: {tmp}/bin/sage-flags (script)", env=env)
     if which == "checkout":
         path = make_path(tmp, {"python3": BASE_PYTHON, "sh": sh, "bash": bash})
-        return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", env={"PATH": path})
+        return Scenario(which, f"checkout: python3 -m sage_flags (from {ROOT}/python)", env={"PATH": path})
     if which == "checkout-via-symlinked-launcher":
         path = make_path(tmp, {"python3": BASE_PYTHON, "readlink": tool("readlink")})
         link = tmp / "bin" / "sage-flags"
         link.symlink_to(LAUNCHER)
-        return Scenario(which, f"checkout: python3 -m sage_flags (PYTHONPATH={ROOT}/python)", link, {"PATH": path})
+        return Scenario(which, f"checkout: python3 -m sage_flags (from {ROOT}/python)", link, {"PATH": path})
     if which == "bash":
         path = make_path(tmp, {"bash": bash})
         return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
@@ -358,3 +358,38 @@ def test_bash_layer_runs_without_bash_env_or_shell_options(shell: Shell, tmp_pat
         del scenario.env["SHELLOPTS"]
     result = scenario.run([b"parse", b"--autonomous", b"go"])
     assert (result.returncode, result.stdout, result.stderr) == (0, GO_AUTONOMOUS, b"")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("folder", ["tools", "my tools"], ids=["shebang", "pip-sh-exec-form"])
+def test_an_installed_script_whose_python_is_gone_is_no_layer(folder: str, shell: Shell, tmp_path: Path) -> None:
+    """SPEC L1 (issue 24 item 5): a pure-wheel venv whose python was removed (a pipx tool after a Python
+    upgrade) is skipped; pip writes `#!/path/python`, or for a path with a space `#!/bin/sh` and `'''exec'`."""
+    from artifacts import artifacts, fresh_venv
+
+    bin_dir = fresh_venv(tmp_path / folder / "venv", str(artifacts().pure_wheel))
+    assert ((bin_dir / "sage-flags").read_bytes().startswith(b"#!/bin/sh\n'''exec'")) == (" " in folder)
+    others = make_path(tmp_path, {"python3": BASE_PYTHON, "sh": tool("sh"), "bash": tool("bash")})
+    scenario = Scenario("broken-installed", "", env={"PATH": f"{bin_dir}:{others}"}, shell=shell.argv)
+    assert scenario.run([b"--which"]).stdout == f"installed: {bin_dir}/sage-flags (script)\n".encode()
+    for python in bin_dir.glob("python*"):
+        python.unlink()
+    which = scenario.run([b"--which"])
+    assert (which.returncode, which.stdout) == (0, f"checkout: python3 -m sage_flags (from {ROOT}/python)\n".encode())
+    expected = subprocess.run([SAGE_FLAGS, "parse", "--stdin"], input=b"--autonomous go\n", capture_output=True)
+    done = scenario.run([b"parse", b"--stdin"], stdin=b"--autonomous go\n")
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected.stdout, b"")
+    assert b'"autonomous": true' in done.stdout
+
+
+def test_a_missing_env_interpreter_is_skipped_for_the_next_sage_flags_on_path(tmp_path: Path) -> None:
+    """SPEC L1: `#!/usr/bin/env NAME` with no NAME on PATH is no layer; a later sage-flags on PATH is."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "sage-flags").write_text("#!/usr/bin/env no-such-python-for-sage-flags\nprint('never')\n")
+    (broken / "sage-flags").chmod(0o755)
+    later = make_path(tmp_path, {"sage-flags": SAGE_FLAGS, "sh": tool("sh")})
+    scenario = Scenario("env-broken", "", env={"PATH": f"{broken}:{later}"})
+    assert scenario.run([b"--which"]).stdout == f"installed: {later}/sage-flags (script)\n".encode()
+    done = scenario.run([b"parse", b"--autonomous", b"go"])
+    assert (done.returncode, done.stderr) == (0, b"") and b'"autonomous": true' in done.stdout

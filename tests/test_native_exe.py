@@ -11,11 +11,14 @@ The parity layer "exe" (parity/layers.py) runs the same build (mk/cli.mk) throug
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Tuple
 
+import interpreters
 import pytest
 from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, vector_failures
 
@@ -115,3 +118,120 @@ def test_launcher_names_the_kind_it_found(wheel_venv: Path, tmp_path: Path) -> N
     for bin_dir, kind in ((wheel_venv, "native executable"), (ROOT / ".venv" / "bin", "script")):
         done = run([str(LAUNCHER), "--which"], env=clean_env(PATH=f"{bin_dir}{os.pathsep}/usr/bin:/bin"))
         assert done.stdout.decode() == f"installed: {bin_dir}/sage-flags ({kind})\n", done.stderr
+
+
+# Issue 24 item 3 (SPEC D27.1): the Python a native wheel's `sage-flags` was installed for, in every scheme pip
+# installs into, found without touching this machine's Python: each install goes into a temporary folder (a
+# temporary HOME/PYTHONUSERBASE for --user), by this venv's pip for the interpreter behind it.
+BASE_PYTHON = Path(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))
+PYTHON_X_Y = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+MANIFEST = b"---\nflags:\n  autonomous: false\n---\nbody\n"
+SCHEMES = ["venv", "pipx", "user", "prefix", "root"]
+
+
+def pip_install(tmp_path: Path, scheme: str, wheel: Path) -> Tuple[Path, Dict[str, str]]:
+    """Install ``wheel`` in ``scheme`` under ``tmp_path``; the directory holding its `sage-flags`, and the
+    environment a user of that scheme has (PATH: that directory, then only a python3.X where one belongs)."""
+    if scheme in ("venv", "pipx"):
+        bin_dir = fresh_venv(tmp_path / "venv", str(wheel))
+        if scheme == "pipx":  # pipx: a venv per tool, its command a symlink in ~/.local/bin
+            (tmp_path / "local-bin").mkdir()
+            (tmp_path / "local-bin" / "sage-flags").symlink_to(bin_dir / "sage-flags")
+            bin_dir = tmp_path / "local-bin"
+        return bin_dir, clean_env(PATH=str(bin_dir))
+    env = clean_env(HOME=str(tmp_path / "home"), PYTHONUSERBASE=str(tmp_path / "userbase"))
+    where = {"user": ["--user"], "prefix": ["--prefix", str(tmp_path / "prefix")], "root": ["--root", str(tmp_path)]}
+    pip = [sys.executable, "-m", "pip", "--python", str(BASE_PYTHON), "install", "--quiet", "--no-index", "--no-deps"]
+    done = subprocess.run(
+        [*pip, "--break-system-packages", *where[scheme], str(wheel)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    (program,) = [p for p in tmp_path.rglob("sage-flags") if "site-packages" not in p.parts]
+    interpreter_dir = tmp_path / "interpreter"  # the installing Python, under the name pip's scheme implies
+    interpreter_dir.mkdir()
+    (interpreter_dir / PYTHON_X_Y).symlink_to(BASE_PYTHON)
+    env["PATH"] = f"{program.parent}{os.pathsep}{interpreter_dir}"
+    return program.parent, env
+
+
+def parse_then_persist(
+    program: str, manifest: Path, env: Dict[str, str]
+) -> Tuple[bytes, "subprocess.CompletedProcess"]:
+    line = run([program, "parse", "--autonomous", "ship"], env=env).stdout
+    assert line.startswith(b'{"quality_locked": false, "autonomous": true'), line
+    return line, run([program, "persist", str(manifest)], input=line, env=env, cwd=manifest.parent)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_the_wheel_executable_hands_over_to_its_installation_python(scheme: str, tmp_path: Path) -> None:
+    bin_dir, env = pip_install(tmp_path, scheme, artifacts().native_wheel)
+    program = str(bin_dir / "sage-flags")
+    assert Path(program).resolve().read_bytes()[:4] == ELF
+    manifest = tmp_path / "m.md"
+    manifest.write_bytes(MANIFEST)
+    line, persisted = parse_then_persist(program, manifest, env)
+    assert (persisted.returncode, persisted.stdout, persisted.stderr) == (0, line, b""), persisted.stderr
+    assert b"  autonomous: true\n" in manifest.read_bytes()
+    resumed = run([program, "resume", str(manifest), "go"], env=env)
+    assert (resumed.returncode, resumed.stderr) == (0, b"") and b'"autonomous_source": "manifest"' in resumed.stdout
+    for argv in (["config", "explain", str(manifest)], ["--help"]):
+        done = run([program, *argv], env=env)
+        assert (done.returncode, done.stderr) == (0, b"") and done.stdout, (argv, done.stderr)
+
+
+@pytest.mark.parametrize("scheme", ["user", "prefix"])
+def test_no_python_of_the_installation_is_status_3_and_the_launcher_runs_its_next_layer(
+    scheme: str, tmp_path: Path
+) -> None:
+    """Without the scheme's python3.X: status 3 and one line directly, nothing read; through the launcher,
+    the next layer (the checkout's Python, else bash) runs the subcommand."""
+    bin_dir, env = pip_install(tmp_path, scheme, artifacts().native_wheel)
+    env["PATH"] = str(bin_dir)  # no Python at all
+    manifest = tmp_path / "m.md"
+    manifest.write_bytes(MANIFEST)
+    line, direct = parse_then_persist(str(bin_dir / "sage-flags"), manifest, env)
+    assert (direct.returncode, direct.stdout, direct.stderr.count(b"\n")) == (3, b"", 1), direct.stderr
+    assert b"no Python of this installation" in direct.stderr and manifest.read_bytes() == MANIFEST
+    # The launcher with bash (and what persist.sh forks) beside: its bash layer persists.
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for name in ("sh", "bash", "ls", "sync", "mv", "readlink", "rm", "chmod"):
+        (tools / name).symlink_to(os.path.realpath(shutil.which(name) or name))
+    env["PATH"] = f"{bin_dir}{os.pathsep}{tools}"
+    which = run([str(LAUNCHER), "--which"], env=env)
+    assert which.stdout == f"installed: {bin_dir}/sage-flags (native executable)\n".encode()
+    persisted = run([str(LAUNCHER), "persist", str(manifest)], input=line, env=env)
+    assert (persisted.returncode, persisted.stdout, persisted.stderr) == (0, line, b""), persisted.stderr
+    assert b"  autonomous: true\n" in manifest.read_bytes()
+    explained = run([str(LAUNCHER), "config", "explain", str(manifest)], env=env)  # bash lacks it: D19
+    assert (explained.returncode, explained.stdout, explained.stderr.count(b"\n")) == (3, b"", 1)
+    assert b"needs Python" in explained.stderr
+    # A python3 (not the scheme's python3.X) on PATH: the launcher's checkout layer explains.
+    (tools / "python3").symlink_to(BASE_PYTHON)
+    explained = run([str(LAUNCHER), "config", "explain", str(manifest)], env=env)
+    assert (explained.returncode, explained.stderr) == (0, b"") and b"not honored: indented" in explained.stdout
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6"])
+def test_handoff_to_a_python_older_than_3_8_is_status_3(version: str, tmp_path: Path) -> None:
+    """SPEC D27, D28: an old interpreter beside the executable gets the hand-over program's one line, not a
+    SyntaxError or a traceback; under the launcher the same is status 97 and silent (L2)."""
+    found = interpreters.find(version)
+    if found is None:
+        pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
+    shutil.copy(NATIVE_EXE, tmp_path / "sage-flags")
+    (tmp_path / "python3").symlink_to(found[0])
+    done = run([str(tmp_path / "sage-flags"), "config", "explain", "x"])
+    assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), done.stderr
+    assert b"needs 3.8 or newer" in done.stderr
+    quiet = run([str(tmp_path / "sage-flags"), "help"], env=clean_env(SAGE_FLAGS_LAUNCHER_EXEC="sage-flags"))
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (97, b"", b"")
+
+
+def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> None:
+    """SPEC L2: the launcher's list (sage/bin/sage-flags, hands_to_python) is the core's PYTHON_ONLY."""
+    rust = (ROOT / "crates" / "sage-flags-core" / "src" / "cli.rs").read_text(encoding="utf-8")
+    (array,) = re.findall(r"pub const PYTHON_ONLY: \[&\[u8\]; \d+\] = \[(.*?)\];", rust)
+    launcher = LAUNCHER.read_text(encoding="utf-8")
+    (case,) = re.findall(r"hands_to_python\(\) \{.*?\n\s*case \$1 in (.*?)\) return 0", launcher, re.DOTALL)
+    assert set(re.findall(r'b"([^"]+)"', array)) == {name.strip() for name in case.split("|")}

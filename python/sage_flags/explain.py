@@ -4,7 +4,7 @@ Lists every line of the config that looks like it meant to set a mode (the key
 in any case, with ``-``, ``_`` or spaces, quoted or not, indented, commented
 out, any value, or a near-miss of the key name), with its line number and a
 verdict: ``honored`` (exactly the C14 line) or every reason it is not. File-level
-findings come first (not a regular file, NUL, BOM, CRLF, CR-only endings).
+findings come first (not a regular file, NUL, BOM, CRLF, CR-only endings, a stray CR).
 
 Exit status 0 whenever the path could be examined (a missing file or a
 directory is a finding, not a failure), 1 when it cannot be examined at all
@@ -228,15 +228,20 @@ def explain(path: bytes) -> "Dict[str, Any]":
         if content.startswith(BOM):
             findings.append(_finding("bom", "starts with a UTF-8 byte-order mark: dropped, fine (C13)"))
             content = content[len(BOM) :]
+        parsed_lines = [raw[:-1] if raw.endswith(b"\r") else raw for raw in content.split(b"\n")]  # C13
         if b"\r\n" in content:
             findings.append(_finding("crlf", "CRLF line endings: fine, one CR at the end of a line is dropped (C13)"))
-        elif b"\r" in content.rstrip(b"\r"):
+        stray = [str(number) for number, line in enumerate(parsed_lines, 1) if b"\r" in line]
+        if stray and b"\n" not in content:
             findings.append(_finding("cr-only", "CR line endings without LF: to the parser the file is one line (C13)"))
+        elif stray:
+            where = "line%s %s" % ("s" if len(stray) > 1 else "", ", ".join(stray))
+            message = "a CR not at the end of %s: to the parser it is part of the line, not a line break (C13)"
+            findings.append(_finding("stray-cr", message % where))
         if not content:
             findings.append(_finding("empty", "empty file: no defaults"))
         wanted = {line: mode for mode, line in DEFAULT_LINES.items()}
-        for number, raw in enumerate(content.split(b"\n"), 1):
-            line = raw[:-1] if raw.endswith(b"\r") else raw  # C13
+        for number, line in enumerate(parsed_lines, 1):
             exact_mode = wanted.get(line)
             if exact_mode is not None:  # C14: exactly the line; honored unless C12 discards the file
                 reasons = [] if nul < 0 else [_finding("file-has-nul", "the file contains a NUL byte (C12)")]

@@ -1,26 +1,44 @@
 //! `sage-flags`, native: argv as bytes into `sage_flags_core::cli::program`, its exit status out.
-//! The subcommands only the Python package has are handed to the Python beside this executable
-//! (docs/SPEC.md D27).
+//! The subcommands only the Python package has are handed to the Python this executable was
+//! installed for (docs/SPEC.md D27, D27.1).
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use sage_flags_core::cli::{program, Exit};
 
+mod installation;
+
 /// D19: this layer cannot run the command at all.
 const UNAVAILABLE: u8 = 3;
+/// Under the launcher (it sets `SAGE_FLAGS_LAUNCHER_EXEC`), a handed-over subcommand that finds no
+/// Python exits with the launcher's own "try the next layer" status, silently (SPEC section 11).
+const LAUNCHER_NEXT_LAYER: u8 = 97;
 
-/// Run by the Python beside the executable; exits 3 with one line when it has no sage_flags.
+/// Run by this installation's Python as `-c HANDOFF STATUS SITE ARGV...`: SITE (may be empty) goes
+/// first on sys.path; STATUS is the exit status (3, or 97 silently) when it cannot run the package.
+/// Python 2 syntax on purpose: an old interpreter must reach STATUS, not a SyntaxError.
 const HANDOFF: &str = "import sys
+if sys.path and sys.path[0] == '':
+    del sys.path[0]
+status, site = int(sys.argv[1]), sys.argv[2]
+del sys.argv[1:3]
+def cannot(why):
+    if status == 3:
+        sys.stderr.write('sage-flags: cannot run %r: %s\\n' % (sys.argv[1], why))
+    sys.exit(status)
+if sys.version_info < (3, 8):
+    cannot('this installation\\'s Python, %s, is %d.%d; sage_flags needs 3.8 or newer'
+           % ((sys.executable,) + tuple(sys.version_info[:2])))
+if site:
+    sys.path.insert(0, site)
 try:
     from sage_flags.cli import main
 except ImportError as error:
-    sys.stderr.write('sage-flags: cannot run %r: the Python beside this executable has no sage_flags (%s)\\n'
-                     % (sys.argv[1], error))
-    sys.exit(3)
+    cannot('this installation\\'s Python, %s, has no sage_flags (%s)' % (sys.executable, error))
 sys.exit(main())
 ";
 
@@ -48,45 +66,46 @@ fn os_bytes(arg: &OsString) -> Vec<u8> {
     arg.as_encoded_bytes().to_vec()
 }
 
-/// The interpreter of this installation: `python3` or `python` in the executable's directory
-/// (a venv's bin/ or Scripts\, a prefix's bin/), symlinks to the executable followed.
-fn python_beside() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
-    let dir = exe.parent()?;
-    let names: &[&str] = if cfg!(windows) { &["python.exe"] } else { &["python3", "python"] };
-    names.iter().map(|name| dir.join(name)).find(|path| path.is_file())
-}
-
 fn hand_to_python(argv: &[OsString]) -> ExitCode {
     let command = argv[0].to_string_lossy();
-    let Some(python) = python_beside() else {
-        eprintln!(
-            "sage-flags: '{command}' needs the sage-flags Python package, and there is no Python beside this \
-             executable (pip install sage-flags, or run python -m sage_flags {command} ...)"
-        );
-        return ExitCode::from(UNAVAILABLE);
+    let under_launcher = std::env::var_os("SAGE_FLAGS_LAUNCHER_EXEC").is_some_and(|path| !path.is_empty());
+    let unavailable = if under_launcher { LAUNCHER_NEXT_LAYER } else { UNAVAILABLE };
+    let Some(python) = installation::find() else {
+        if !under_launcher {
+            eprintln!(
+                "sage-flags: '{command}' needs the sage-flags Python package, and no Python of this \
+                 installation was found (pip install sage-flags, or run python -m sage_flags {command} ...)"
+            );
+        }
+        return ExitCode::from(unavailable);
     };
-    // -I: the installation's own package, never one from PYTHONPATH or the current directory.
-    let mut child = Command::new(&python);
-    child.arg("-I").arg("-c").arg(HANDOFF).args(argv);
-    run(child, &python, &command)
+    // The installation's own package, never one from PYTHONPATH (-E), the user site (-s) or the current
+    // directory (HANDOFF drops it): -I's effect, in options that Python 2.7 knows too.
+    let mut child = Command::new(&python.interpreter);
+    child.arg("-E").arg("-s").arg("-c").arg(HANDOFF).arg(unavailable.to_string());
+    child.arg(python.site.map(PathBuf::into_os_string).unwrap_or_default()).args(argv);
+    run(child, &python.interpreter, &command, unavailable, under_launcher)
 }
 
 #[cfg(unix)]
-fn run(mut child: Command, python: &std::path::Path, command: &str) -> ExitCode {
+fn run(mut child: Command, python: &Path, command: &str, unavailable: u8, quiet: bool) -> ExitCode {
     use std::os::unix::process::CommandExt;
     let error = child.exec(); // returns only when the exec failed
-    eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
-    ExitCode::from(UNAVAILABLE)
+    if !quiet {
+        eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
+    }
+    ExitCode::from(unavailable)
 }
 
 #[cfg(not(unix))]
-fn run(mut child: Command, python: &std::path::Path, command: &str) -> ExitCode {
+fn run(mut child: Command, python: &Path, command: &str, unavailable: u8, quiet: bool) -> ExitCode {
     match child.status() {
         Ok(status) => ExitCode::from(status.code().and_then(|code| u8::try_from(code).ok()).unwrap_or(1)),
         Err(error) => {
-            eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
-            ExitCode::from(UNAVAILABLE)
+            if !quiet {
+                eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
+            }
+            ExitCode::from(unavailable)
         }
     }
 }

@@ -1,6 +1,6 @@
 """Drop-in flag parser for a Sage project.
 
-    python -m core.flag_parser parse --config-path ../.sage/config.yaml --stdin <<'SAGE_ARGUMENTS_7Q2F'
+    python3 -B -m core.flag_parser parse --config-path ../.sage/config.yaml --stdin <<'SAGE_ARGUMENTS_7Q2F'
     $ARGUMENTS
     SAGE_ARGUMENTS_7Q2F
 
@@ -21,16 +21,23 @@ PLACES = (
     os.path.normpath(os.path.join(_HERE, "..", "..", "..", "python")),  # a checkout
     os.path.join(_HERE, "_vendor"),  # the bundle
 )
+OLDEST_PYTHON = (3, 8)  # docs/SPEC.md D28; this file and __main__.py parse under Python 2.7 for that check
 
 
 def import_sage_flags():  # type: ignore[no-untyped-def]
-    """The sage_flags package, or ImportError when no copy is there."""
+    """The sage_flags package, or ImportError when no copy is there or this Python is too old for it."""
+    if sys.version_info < OLDEST_PYTHON:
+        raise ImportError("sage_flags needs Python 3.8 or newer; this is Python %d.%d" % sys.version_info[:2])
     try:
         import sage_flags
+
+        return sage_flags
     except ImportError:
-        place = next((p for p in PLACES if os.path.isfile(os.path.join(p, "sage_flags", "__init__.py"))), None)
-        if place is None:
-            raise ImportError("the sage_flags package is not installed (pip install sage-flags)") from None
-        sys.path.insert(0, place)
-        import sage_flags
+        pass
+    place = next((p for p in PLACES if os.path.isfile(os.path.join(p, "sage_flags", "__init__.py"))), None)
+    if place is None:
+        raise ImportError("the sage_flags package is not installed (pip install sage-flags)")
+    sys.path.insert(0, place)
+    import sage_flags
+
     return sage_flags

@@ -1,13 +1,17 @@
 """``python -m core.flag_parser ...``: the sage-flags command line.
 
-When sage_flags cannot be imported, one line on stderr and status 3, so that
-the workflow falls through to the bash layer (parse.sh).
+When sage_flags cannot be imported, or this Python is older than 3.8, one line
+on stderr and status 3, so that the workflow falls through to the bash layer
+(parse.sh). Python 2 syntax on purpose: 2.7 must reach that line too (D28).
 """
 
 import sys
 
 from . import import_sage_flags
 
+# No .pyc of the package written into the project's tree (SPEC H10). The import system has already written
+# this entry's own before its first line runs: hence `python3 -B -m core.flag_parser` (SPEC D25).
+sys.dont_write_bytecode = True
 try:
     import_sage_flags()
     from sage_flags.cli import main
