@@ -446,3 +446,17 @@ def test_answer_in_process_matches_the_command_line() -> None:
     for event in [codex_submit("/build --autonomous go \U0001f680"), codex_submit("/build --x"), codex_submit("hi")]:
         expected = run(LAYERS[0], "codex", json.dumps(event).encode())
         assert answer(event, b"codex", None, _vocab.WORKFLOWS) == expected.stdout
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+def test_an_unwritable_stdout_is_status_4(layer: Layer) -> None:
+    """H9 holds for the hook too (non-blocking in both harnesses, K8)."""
+    event = json.dumps(codex_submit("/build --autonomous go")).encode()
+    env = {**os.environ, **layer.env}
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            layer.argv("hook", [b"codex"]), input=event, stdout=full, stderr=subprocess.PIPE, env=env, timeout=30
+        )
+    assert result.returncode == 4 and result.stderr == (
+        b"sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n"
+    )

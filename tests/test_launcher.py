@@ -244,7 +244,8 @@ def test_python_layers_pass_every_subcommand(which: str, tmp_path: Path) -> None
 
 @pytest.mark.parametrize("shell", SHELLS)
 @pytest.mark.parametrize(
-    ("args", "status"), [([b"config", b"explain", b"x"], 3), ([b"--version"], 3), ([b"nope\nx"], 3), ([], 2)]
+    ("args", "status"),
+    [([b"config", b"explain", b"x"], 3), ([b"--version"], 3), ([b"nope\nx"], 3), ([b"hook", b"codex"], 3), ([], 2)],
 )
 def test_bash_layer_refuses_what_it_lacks(args: List[bytes], status: int, shell: Shell, tmp_path: Path) -> None:
     result = scenarios(tmp_path, "bash", shell).run(args)

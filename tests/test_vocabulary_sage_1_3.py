@@ -24,13 +24,13 @@ BUILD = ROOT / "build" / "sage-1.3"
 VECTORS = vectors.load_all(directory=ROOT / "parity" / "vectors-sage-1.3")
 # What each layer offers (parity/layers.py); a layer missing from the copy fails, it is never skipped.
 OFFERS = {
-    "cli-pure": ("parse", "batch", "announce", "persist", "resume", "config"),
-    "module-pure": ("parse", "batch", "announce", "persist", "resume", "config"),
+    "cli-pure": ("parse", "batch", "announce", "persist", "resume", "config", "hook"),
+    "module-pure": ("parse", "batch", "announce", "persist", "resume", "config", "hook"),
     "compat-pure": ("parse", "announce"),
-    "cli-native": ("parse", "batch", "announce", "persist", "resume", "config"),
-    "module-native": ("parse", "batch", "announce", "persist", "resume", "config"),
+    "cli-native": ("parse", "batch", "announce", "persist", "resume", "config", "hook"),
+    "module-native": ("parse", "batch", "announce", "persist", "resume", "config", "hook"),
     "compat-native": ("parse", "announce"),
-    "exe": ("parse", "batch", "announce"),
+    "exe": ("parse", "batch", "announce", "hook"),
     # one bash layer per interpreter (parity.layers.bash_interpreters)
     **{bash.name: ("parse", "batch", "announce", "persist", "resume") for bash in bash_interpreters()},
 }
@@ -69,7 +69,7 @@ def test_vector_through_parse_large_only(
 
 def test_the_vectors_cover_every_subcommand_and_rule() -> None:
     commands = {v.command for v in VECTORS}
-    assert commands == {"parse", "batch", "announce", "persist", "resume", "config"}
+    assert commands == {"parse", "batch", "announce", "persist", "resume", "config", "hook"}
     rules = {rule for v in VECTORS for rule in v.rules}
     assert {f"V{i}" for i in range(2, 9)} - {"V8"} <= rules and {"E5", "R1", "R3", "A2", "P4"} <= rules
     assert len(VECTORS) >= 80
