@@ -1,0 +1,322 @@
+"""The Claude Code hook and the flag-parser skill through the real Claude Code CLI, offline (`make e2e`).
+
+A Sage project is built from the vendorable bundle (`make bundle`) as README says a user sets one up: sage/
+unpacked, `.sage/config.yaml`, `/build` and `/architect` commands, the shipped `.claude/settings.json`, and the
+skill exposed as `.claude/skills/flag-parser`. The CLI that PyPI's claude-agent-sdk bundles runs a prompt in
+it with a throwaway HOME and no login: it runs the prompt hooks, expands the command and stops at "Not logged
+in" before any request. Its session transcript (HOME/.claude/projects/*/SESSION.jsonl, the hook event's
+`transcript_path`) records what the model gets (a `hook_additional_context` attachment, rendered as a
+system reminder) and what the person sees (`hook_system_message`); a block ends the run with the reason as its
+result text. Each prompt runs through two layers of the launcher: the bundle's Python package (no sage-flags
+on PATH) and the native executable installed on PATH (what a native wheel gives), and the expected bytes
+are those of `sage/bin/sage-flags parse` and `announce` in the same project and environment.
+
+Run by mk/e2e.mk, which sets SAGE_FLAGS_E2E_CLAUDE, SAGE_FLAGS_E2E_BUNDLE and SAGE_FLAGS_E2E_NATIVE_EXE;
+`make test` does not collect this directory (pyproject.toml: --ignore=tests/e2e).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+import yaml
+
+RUN_TIMEOUT = 120  # seconds for one CLI run; one takes about 3 s here
+SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # where the bundle puts the skill
+SKILL_LINK = ".claude/skills/flag-parser"  # README: how a project exposes it to Claude Code
+SHIPPED_SETTINGS = "sage/hooks/claude-code/settings.json"
+NOT_LOGGED_IN = "Not logged in · Please run /login"
+CONFIG = "quality_locked: true\n"
+COMMAND = "---\ndescription: Sage {0} workflow\n---\nRun the Sage {0} workflow.\n\nARGUMENTS: $ARGUMENTS\n"
+
+# Texts typed after `/build `, each as it must reach the parser. None starts or ends with whitespace: the CLI
+# removes the whitespace around a command's arguments (measured: `/build\t  x  ` gives command_args `x`).
+CLEAN_TEXTS = [
+    "--autonomous Ship it!",
+    "!bang first, then \\ back\\\\slashes \"double\" 'single' `tick` $(rm -rf ~) ${HOME} $HOME",
+    "first line\nSAGE_ARGUMENTS_7Q2F\n\tindented\tand\ttabbed\nlast!",
+    "--autonomous crlf\r\nline two",
+    "unicode é — 😀 and NBSP\u00a0here",
+    "--autonomous fix typo\nSage → build workflow. Modes: --autonomous",
+]
+ERROR_TEXTS = [
+    "--autonomus x",
+    '--nope!$(id) "q" \\',
+]
+
+
+def required_env(name: str) -> str:
+    value = os.environ.get(name)
+    if not value:
+        pytest.fail("%s is not set: this test runs through `make e2e` (mk/e2e.mk)" % name, pytrace=False)
+    return value
+
+
+@dataclass
+class Project:
+    """A Sage project with its own HOME, and the environment its CLI runs and its hooks inherit."""
+
+    root: Path
+    home: Path
+    env: Dict[str, str] = field(repr=False)
+    layer: str = ""
+
+    @property
+    def config(self) -> Path:
+        return self.root / ".sage" / "config.yaml"
+
+    def launcher(self, *args: str, text: str) -> subprocess.CompletedProcess:
+        """sage/bin/sage-flags ARGS with TEXT on stdin, as the hook's own process would run it."""
+        return subprocess.run(
+            [str(self.root / "sage/bin/sage-flags"), *args],
+            input=text.encode(),
+            capture_output=True,
+            cwd=self.root,
+            env=self.env,
+            timeout=RUN_TIMEOUT,
+        )
+
+
+def user_path(extra: Optional[Path]) -> str:
+    """PATH without any sage-flags on it (the launcher would run that one), EXTRA first."""
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "sage-flags").exists()]
+    return os.pathsep.join(([str(extra)] if extra else []) + dirs)
+
+
+def make_project(base: Path, layer: str) -> Project:
+    root, home = base / "project", base / "home"
+    home.mkdir()
+    root.mkdir()
+    with tarfile.open(required_env("SAGE_FLAGS_E2E_BUNDLE")) as bundle:
+        bundle.extractall(root, filter="tar")
+    (root / ".sage").mkdir()
+    (root / ".sage/config.yaml").write_text(CONFIG)
+    commands = root / ".claude/commands"
+    commands.mkdir(parents=True)
+    for workflow in ("build", "architect", "other"):
+        (commands / (workflow + ".md")).write_text(COMMAND.format(workflow))
+    shipped = root / SHIPPED_SETTINGS
+    assert shipped.is_file(), "the bundle has no %s" % SHIPPED_SETTINGS
+    shutil.copyfile(shipped, root / ".claude/settings.json")
+    (root / ".claude/skills").mkdir()
+    (root / SKILL_LINK).symlink_to(os.path.relpath(root / SKILL_DIR, (root / SKILL_LINK).parent))
+
+    installed = None
+    if layer == "native":
+        installed = base / "bin"
+        installed.mkdir()
+        (installed / "sage-flags").symlink_to(required_env("SAGE_FLAGS_E2E_NATIVE_EXE"))
+    # No login, no key, nothing of a Claude Code session this test may itself run under; no network traffic.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC", "CLAUDE", "SAGE_FLAGS", "AWS_", "GOOGLE_", "PYTHON", "VIRTUAL_ENV"))
+    }
+    env.update(
+        HOME=str(home),
+        PATH=user_path(installed),
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+    )
+    return Project(root, home, env, layer)
+
+
+@pytest.fixture(scope="module", params=["vendored", "native"])
+def project(request, tmp_path_factory) -> Project:
+    """The project, its hook run by the bundle's Python package or by the native executable on PATH."""
+    made = make_project(tmp_path_factory.mktemp(request.param), request.param)
+    which = made.launcher("--which", text="")
+    expected = {"vendored": "vendored", "native": "(native executable)"}[request.param]
+    assert which.returncode == 0 and expected in which.stdout.decode(), (
+        "sage/bin/sage-flags --which in the %s project: status %d, %r" % (made.layer, which.returncode, which.stdout)
+    )
+    return made
+
+
+def network_isolation() -> List[str]:
+    """`unshare -rn` where it works (a network namespace with no interface: no request can leave)."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-rn", "--"]
+    warnings.warn("unshare -rn is not available: the CLI runs offline by its settings alone", stacklevel=2)
+    return []
+
+
+@dataclass
+class Run:
+    """One CLI run: its stream-json lines and the records of its session transcript."""
+
+    prompt: str
+    lines: List[dict]
+    transcript: List[dict]
+    stderr: str
+
+    @property
+    def init(self) -> dict:
+        return self.lines[0]
+
+    @property
+    def result(self) -> dict:
+        return self.lines[-1]
+
+    def attachments(self, prefix: str) -> List[dict]:
+        return [
+            r for r in self.transcript if r.get("type") == "attachment" and r["attachment"]["type"].startswith(prefix)
+        ]
+
+    def describe(self) -> str:
+        return "prompt %r\nstream-json:\n%s\ntranscript:\n%s\nstderr:\n%s" % (
+            self.prompt,
+            "\n".join(json.dumps(line)[:400] for line in self.lines),
+            "\n".join(json.dumps(record)[:400] for record in self.transcript),
+            self.stderr[-2000:],
+        )
+
+
+def run_claude(project: Project, prompt: str) -> Run:
+    claude = required_env("SAGE_FLAGS_E2E_CLAUDE")
+    command = [*network_isolation(), claude, "-p", prompt, "--output-format", "stream-json", "--verbose"]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=project.root,
+            env=project.env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=RUN_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail("claude -p %r ran over %d s; stderr: %r" % (prompt, RUN_TIMEOUT, timeout.stderr), pytrace=False)
+    stdout, stderr = done.stdout.decode(), done.stderr.decode()
+    try:
+        lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    except ValueError:
+        pytest.fail(
+            "claude -p %r: stdout is not JSON lines: %r; stderr %r" % (prompt, stdout[-2000:], stderr), pytrace=False
+        )
+    assert len(lines) >= 2 and lines[0].get("subtype") == "init" and lines[-1].get("type") == "result", (
+        "claude -p %r (status %d): no init line and result line: %r; stderr %r"
+        % (prompt, done.returncode, stdout, stderr)
+    )
+    session = lines[0]["session_id"]
+    found = list((project.home / ".claude/projects").glob("*/%s.jsonl" % session))
+    assert len(found) == 1, "claude -p %r: session %s has %d transcripts under %s" % (
+        prompt,
+        session,
+        len(found),
+        project.home,
+    )
+    transcript = [json.loads(line) for line in found[0].read_text(encoding="utf-8").splitlines() if line.strip()]
+    return Run(prompt, lines, transcript, stderr)
+
+
+def hook_records(run: Run) -> Dict[str, List[dict]]:
+    """The hook attachments of RUN by type, every one checked to come from UserPromptExpansion."""
+    by_type: Dict[str, List[dict]] = {}
+    for record in run.attachments("hook_"):
+        attachment = record["attachment"]
+        assert attachment.get("hookEvent") == "UserPromptExpansion", "a hook answered another event:\n" + run.describe()
+        by_type.setdefault(attachment["type"], []).append(record)
+    return by_type
+
+
+def expected_parse_and_announcement(project: Project, workflow: str, text: str, status: int):
+    parse = project.launcher("parse", "--config-path", str(project.config), "--stdin", text=text)
+    announce = project.launcher("announce", workflow, "--config-path", str(project.config), "--stdin", text=text)
+    for name, done in (("parse", parse), ("announce", announce)):
+        assert done.returncode == status and done.stdout.endswith(b"\n") and not done.stderr, (
+            "sage/bin/sage-flags %s for %r: status %d (expected %d), stderr %r"
+            % (name, text, done.returncode, status, done.stderr)
+        )
+    return parse.stdout.decode(), announce.stdout.decode()
+
+
+@pytest.mark.parametrize("workflow, text", [("build", t) for t in CLEAN_TEXTS] + [("architect", CLEAN_TEXTS[0])])
+def test_clean_parse_reaches_the_model_and_the_person(project, workflow, text):
+    """The model's context holds exactly parse's line, the person sees exactly the announcement, once each."""
+    line, announcement = expected_parse_and_announcement(project, workflow, text, status=0)
+    run = run_claude(project, "/%s %s" % (workflow, text))
+    why = run.describe()
+
+    assert run.result.get("result") == NOT_LOGGED_IN, "the run did not reach the model call:\n" + why
+    users = [r for r in run.transcript if r.get("type") == "user" and isinstance(r["message"]["content"], str)]
+    assert [u["message"]["content"] for u in users] == [
+        "<command-message>%s</command-message>\n<command-name>/%s</command-name>\n<command-args>%s</command-args>"
+        % (workflow, workflow, text)
+    ], "the CLI changed the typed text:\n" + why
+
+    hooks = hook_records(run)
+    assert sorted(hooks) == ["hook_additional_context", "hook_system_message"], "hook attachments:\n" + why
+    assert len(hooks["hook_additional_context"]) == 1 and len(hooks["hook_system_message"]) == 1, (
+        "the hook answered more than once:\n" + why
+    )
+    context_record = hooks["hook_additional_context"][0]
+    (context,) = context_record["attachment"]["content"]
+    label = context.split("\n")[0]
+    assert label.startswith("sage-flags hook result for /%s" % workflow), "context label:\n" + why
+    assert hashlib.sha256(text.encode()).hexdigest() in label, "the label names other ARGUMENTS:\n" + why
+    json_lines = [piece for piece in context.split("\n") if piece.startswith("{")]
+    assert json_lines == [line[:-1]], "the context's JSON line is not parse's:\n%r\n%r" % (context, line)
+    # What the model reads: the context verbatim inside the CLI's system reminder.
+    assert [r["content"] for r in context_record["rendered"]] == [
+        "<system-reminder>\nUserPromptExpansion hook additional context: %s\n</system-reminder>" % context
+    ], "the model got other text:\n" + why
+
+    shown = hooks["hook_system_message"][0]["attachment"]["content"]
+    assert shown == announcement, "the person saw %r, announce prints %r" % (shown, announcement)
+
+    if text == "--autonomous Ship it!":
+        # The config the shipped settings name (${CLAUDE_PROJECT_DIR}/.sage/config.yaml) was read.
+        parsed = json.loads(json_lines[0])
+        assert (parsed["goal"], parsed["autonomous"], parsed["quality_locked_source"]) == ("Ship it!", True, "config")
+
+
+@pytest.mark.parametrize("text", ERROR_TEXTS)
+def test_error_blocks_with_the_verbatim_reason(project, text):
+    """E1: the expansion is blocked, the result text is the error as announce prints it, the model gets nothing."""
+    _, announcement = expected_parse_and_announcement(project, "build", text, status=1)
+    assert announcement.startswith("Sage: ") and announcement.count("\n") == 1
+    run = run_claude(project, "/build " + text)
+    why = run.describe()
+    assert run.result.get("result") == (
+        "UserPromptExpansion operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (announcement[:-1], text)
+    ), "the block's result text:\n" + why
+    assert run.result.get("num_turns") == 0 and not [
+        r for r in run.transcript if r.get("type") in ("user", "assistant")
+    ], "a blocked command reached the model:\n" + why
+    assert not run.attachments("hook_"), "hook attachments beside the block:\n" + why
+
+
+@pytest.mark.parametrize("prompt", ["/other --autonomus x", "hello /build --autonomus x"])
+def test_not_a_workflow_gets_nothing(project, prompt):
+    """Another command or plain text: the hook adds nothing, blocks nothing, reports no error."""
+    run = run_claude(project, prompt)
+    assert run.result.get("result") == NOT_LOGGED_IN, "the prompt did not reach the model call:\n" + run.describe()
+    assert not run.attachments("hook_"), "hook attachments for a prompt that is not a workflow:\n" + run.describe()
+
+
+def test_skill_is_discovered_under_its_name(project):
+    """The exposed skill is listed in the init line, and the model's skill list carries its description."""
+    skill = project.root / SKILL_LINK / "SKILL.md"
+    assert skill.is_file(), "the bundle has no %s/SKILL.md" % SKILL_DIR
+    frontmatter = skill.read_text(encoding="utf-8").split("---\n")[1]
+    meta = yaml.safe_load(frontmatter)
+    assert meta["name"] == "flag-parser", "SKILL.md's frontmatter name is %r" % meta["name"]
+    run = run_claude(project, "/build --autonomous Ship it!")
+    assert "flag-parser" in run.init.get("skills", []), "skills in the init line: %r" % run.init.get("skills")
+    listings = [r["attachment"]["content"] for r in run.attachments("skill_listing")]
+    # A skill whose frontmatter name differs from its directory is listed as `- DIR (NAME): ...`.
+    assert any(
+        "- flag-parser: %s" % " ".join(meta["description"].split()) in " ".join(listing.split()) for listing in listings
+    ), "the model's skill list lacks flag-parser's description:\n" + run.describe()
