@@ -278,6 +278,9 @@ pub fn program<A: AsRef<[u8]>>(
     let output = match command.as_ref() {
         b"parse" => run_parse(args, (!stdin_is_terminal).then_some(stdin)),
         b"announce" => run_announce(args, (!stdin_is_terminal).then_some(stdin)),
+        b"hook" => {
+            return Exit::Status(crate::hook::run_hook(args, (!stdin_is_terminal).then_some(stdin), stdout, stderr))
+        }
         b"--version" | b"-V" => Output { stdout: format!("sage-flags {VERSION}\n").into_bytes(), ..Output::default() },
         b"batch" => {
             return match run_batch_streaming(args, stdin, stdout) {

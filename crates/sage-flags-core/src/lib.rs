@@ -12,6 +12,7 @@
 pub mod announce;
 pub mod cli;
 mod config;
+pub mod hook;
 pub mod suggest;
 pub mod vocab;
 
