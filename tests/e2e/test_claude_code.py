@@ -7,9 +7,10 @@ it with a throwaway HOME and no login: it runs the prompt hooks, expands the com
 in" before any request. Its session transcript (HOME/.claude/projects/*/SESSION.jsonl, the hook event's
 `transcript_path`) records what the model gets (a `hook_additional_context` attachment, rendered as a
 system reminder) and what the person sees (`hook_system_message`); a block ends the run with the reason as its
-result text. Each prompt runs through two layers of the launcher: the bundle's Python package (no sage-flags
-on PATH) and the native executable installed on PATH (what a native wheel gives), and the expected bytes
-are those of `sage/bin/sage-flags parse` and `announce` in the same project and environment.
+result text. Each prompt runs through two layers of the launcher, the bundle's Python package (no sage-flags
+on PATH) and the native executable installed on PATH (what a native wheel gives), with the shipped
+UserPromptExpansion settings, and through the native executable with the UserPromptSubmit alternative; the
+expected bytes are those of `sage/bin/sage-flags parse` and `announce` in the same project and environment.
 
 Run by mk/e2e.mk, which sets SAGE_FLAGS_E2E_CLAUDE, SAGE_FLAGS_E2E_BUNDLE and SAGE_FLAGS_E2E_NATIVE_EXE;
 `make test` does not collect this directory (pyproject.toml: --ignore=tests/e2e).
@@ -34,7 +35,11 @@ import yaml
 RUN_TIMEOUT = 120  # seconds for one CLI run; one takes about 3 s here
 SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # where the bundle puts the skill
 SKILL_LINK = ".claude/skills/flag-parser"  # README: how a project exposes it to Claude Code
-SHIPPED_SETTINGS = "sage/hooks/claude-code/settings.json"
+# The shipped settings for each event: UserPromptExpansion, and the documented alternative for versions without it.
+SHIPPED_SETTINGS = {
+    "UserPromptExpansion": "sage/hooks/claude-code/settings.json",
+    "UserPromptSubmit": "sage/hooks/claude-code/settings-submit.json",
+}
 NOT_LOGGED_IN = "Not logged in · Please run /login"
 CONFIG = "quality_locked: true\n"
 COMMAND = "---\ndescription: Sage {0} workflow\n---\nRun the Sage {0} workflow.\n\nARGUMENTS: $ARGUMENTS\n"
@@ -70,6 +75,7 @@ class Project:
     home: Path
     env: Dict[str, str] = field(repr=False)
     layer: str = ""
+    event: str = ""
 
     @property
     def config(self) -> Path:
@@ -93,7 +99,7 @@ def user_path(extra: Optional[Path]) -> str:
     return os.pathsep.join(([str(extra)] if extra else []) + dirs)
 
 
-def make_project(base: Path, layer: str) -> Project:
+def make_project(base: Path, layer: str, event: str) -> Project:
     root, home = base / "project", base / "home"
     home.mkdir()
     root.mkdir()
@@ -105,8 +111,8 @@ def make_project(base: Path, layer: str) -> Project:
     commands.mkdir(parents=True)
     for workflow in ("build", "architect", "other"):
         (commands / (workflow + ".md")).write_text(COMMAND.format(workflow))
-    shipped = root / SHIPPED_SETTINGS
-    assert shipped.is_file(), "the bundle has no %s" % SHIPPED_SETTINGS
+    shipped = root / SHIPPED_SETTINGS[event]
+    assert shipped.is_file(), "the bundle has no %s" % SHIPPED_SETTINGS[event]
     shutil.copyfile(shipped, root / ".claude/settings.json")
     (root / ".claude/skills").mkdir()
     (root / SKILL_LINK).symlink_to(os.path.relpath(root / SKILL_DIR, (root / SKILL_LINK).parent))
@@ -129,15 +135,21 @@ def make_project(base: Path, layer: str) -> Project:
         DISABLE_TELEMETRY="1",
         DISABLE_AUTOUPDATER="1",
     )
-    return Project(root, home, env, layer)
+    return Project(root, home, env, layer, event)
 
 
-@pytest.fixture(scope="module", params=["vendored", "native"])
+# The layer the launcher runs (the bundle's Python package, or the native executable on PATH, the one to run
+# before every prompt) and the event of the shipped settings: UserPromptSubmit's form on one layer suffices.
+PROJECTS = [("vendored", "UserPromptExpansion"), ("native", "UserPromptExpansion"), ("native", "UserPromptSubmit")]
+
+
+@pytest.fixture(scope="module", params=PROJECTS, ids=["-".join(p) for p in PROJECTS])
 def project(request, tmp_path_factory) -> Project:
     """The project, its hook run by the bundle's Python package or by the native executable on PATH."""
-    made = make_project(tmp_path_factory.mktemp(request.param), request.param)
+    layer, event = request.param
+    made = make_project(tmp_path_factory.mktemp(layer + "-" + event), layer, event)
     which = made.launcher("--which", text="")
-    expected = {"vendored": "vendored", "native": "(native executable)"}[request.param]
+    expected = {"vendored": "vendored", "native": "(native executable)"}[layer]
     assert which.returncode == 0 and expected in which.stdout.decode(), (
         "sage/bin/sage-flags --which in the %s project: status %d, %r" % (made.layer, which.returncode, which.stdout)
     )
@@ -221,12 +233,15 @@ def run_claude(project: Project, prompt: str) -> Run:
     return Run(prompt, lines, transcript, stderr)
 
 
-def hook_records(run: Run) -> Dict[str, List[dict]]:
-    """The hook attachments of RUN by type, every one checked to come from UserPromptExpansion."""
+def hook_records(run: Run, event: str) -> Dict[str, List[dict]]:
+    """The hook attachments of RUN by type, every one checked to come from EVENT."""
     by_type: Dict[str, List[dict]] = {}
     for record in run.attachments("hook_"):
         attachment = record["attachment"]
-        assert attachment.get("hookEvent") == "UserPromptExpansion", "a hook answered another event:\n" + run.describe()
+        assert attachment.get("hookEvent") == event, "a hook answered another event than %s:\n%s" % (
+            event,
+            run.describe(),
+        )
         by_type.setdefault(attachment["type"], []).append(record)
     return by_type
 
@@ -256,7 +271,7 @@ def test_clean_parse_reaches_the_model_and_the_person(project, workflow, text):
         % (workflow, workflow, text)
     ], "the CLI changed the typed text:\n" + why
 
-    hooks = hook_records(run)
+    hooks = hook_records(run, project.event)
     assert sorted(hooks) == ["hook_additional_context", "hook_system_message"], "hook attachments:\n" + why
     assert len(hooks["hook_additional_context"]) == 1 and len(hooks["hook_system_message"]) == 1, (
         "the hook answered more than once:\n" + why
@@ -270,7 +285,7 @@ def test_clean_parse_reaches_the_model_and_the_person(project, workflow, text):
     assert json_lines == [line[:-1]], "the context's JSON line is not parse's:\n%r\n%r" % (context, line)
     # What the model reads: the context verbatim inside the CLI's system reminder.
     assert [r["content"] for r in context_record["rendered"]] == [
-        "<system-reminder>\nUserPromptExpansion hook additional context: %s\n</system-reminder>" % context
+        "<system-reminder>\n%s hook additional context: %s\n</system-reminder>" % (project.event, context)
     ], "the model got other text:\n" + why
 
     shown = hooks["hook_system_message"][0]["attachment"]["content"]
@@ -290,7 +305,7 @@ def test_error_blocks_with_the_verbatim_reason(project, text):
     run = run_claude(project, "/build " + text)
     why = run.describe()
     assert run.result.get("result") == (
-        "UserPromptExpansion operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (announcement[:-1], text)
+        "%s operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (project.event, announcement[:-1], text)
     ), "the block's result text:\n" + why
     assert run.result.get("num_turns") == 0 and not [
         r for r in run.transcript if r.get("type") in ("user", "assistant")
