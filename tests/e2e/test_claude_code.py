@@ -335,3 +335,62 @@ def test_skill_is_discovered_under_its_name(project):
     assert any(
         "- flag-parser: %s" % " ".join(meta["description"].split()) in " ".join(listing.split()) for listing in listings
     ), "the model's skill list lacks flag-parser's description:\n" + run.describe()
+
+
+def utf16_units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def hook_answer(project: Project, text: str) -> dict:
+    """What `sage-flags hook claude-code` prints for the event the CLI sends for `/build TEXT` (fields as measured)."""
+    event = {
+        "session_id": "e2e",
+        "transcript_path": str(project.home / "transcript.jsonl"),
+        "cwd": str(project.root),
+        "prompt_id": "e2e",
+        "permission_mode": "default",
+        "hook_event_name": project.event,
+    }
+    if project.event == "UserPromptExpansion":
+        event.update(
+            expansion_type="slash_command", command_name="build", command_args=text, command_source="projectSettings"
+        )
+    event["prompt"] = "/build " + text
+    done = project.launcher("hook", "claude-code", "--config-path", str(project.config), text=json.dumps(event))
+    assert done.returncode == 0 and not done.stderr, "sage-flags hook: status %d, %r" % (done.returncode, done.stderr)
+    return json.loads(done.stdout)
+
+
+# Over the CLI's cap of 10,000 UTF-16 code units per string (measured: 10,000 pass whole; 10,001, or 5,001
+# astral characters, are saved to a file and replaced by a 2 KB preview), in code points and in bytes alike.
+LONG_TEXT = "--autonomous" + " ship it 😀 ü!" * 900
+
+
+def test_long_text_reaches_the_model_whole(project):
+    """Over the cap, the hook's answer fits it, so the CLI passes it on as is; the goal reaches the model whole."""
+    answer = hook_answer(project, LONG_TEXT)
+    run = run_claude(project, "/build " + LONG_TEXT)
+    why = run.describe()
+    hooks = hook_records(run, project.event)
+    (context,) = hooks["hook_additional_context"][0]["attachment"]["content"]
+    shown = hooks["hook_system_message"][0]["attachment"]["content"]
+    assert context == answer["hookSpecificOutput"]["additionalContext"], "the CLI changed the context:\n" + why
+    assert shown == answer["systemMessage"], "the CLI changed the announcement:\n" + why
+    assert max(utf16_units(context), utf16_units(shown)) <= 10000
+    assert hashlib.sha256(LONG_TEXT.encode()).hexdigest() in context.split("\n")[0]
+    expanded = [r for r in run.transcript if r.get("type") == "user" and r.get("isMeta")]
+    assert any(LONG_TEXT in part["text"] for r in expanded for part in r["message"]["content"]), (
+        "the expanded command lacks the goal:\n" + why
+    )
+
+
+def test_long_error_blocks_with_the_hooks_reason(project):
+    """E1 echoes a token over the cap: the block's reason is the hook's, within the cap, shown as is."""
+    text = "--" + "x" * 12000 + " go"
+    answer = hook_answer(project, text)
+    assert answer["decision"] == "block" and answer["reason"].startswith("Sage: ")
+    assert utf16_units(answer["reason"]) <= 10000
+    run = run_claude(project, "/build " + text)
+    assert run.result.get("result") == (
+        "%s operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (project.event, answer["reason"], text)
+    ), "the block's result text:\n" + run.describe()
