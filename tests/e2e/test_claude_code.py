@@ -321,20 +321,28 @@ def test_not_a_workflow_gets_nothing(project, prompt):
     assert not run.attachments("hook_"), "hook attachments for a prompt that is not a workflow:\n" + run.describe()
 
 
-def test_skill_is_discovered_under_its_name(project):
-    """The exposed skill is listed in the init line, and the model's skill list carries its description."""
-    skill = project.root / SKILL_LINK / "SKILL.md"
+@pytest.mark.parametrize("exposure", ["symlink", "copy"])
+def test_skill_is_discovered_under_its_name(tmp_path, exposure):
+    """Exposed as README says (a symlink, or a copy), the skill is listed in the init line under its name, and
+    the model's skill list carries its description."""
+    project = make_project(tmp_path, "vendored", "UserPromptExpansion")
+    link = project.root / SKILL_LINK
+    if exposure == "copy":
+        link.unlink()
+        shutil.copytree(project.root / SKILL_DIR, link)
+    skill = link / "SKILL.md"
     assert skill.is_file(), "the bundle has no %s/SKILL.md" % SKILL_DIR
-    frontmatter = skill.read_text(encoding="utf-8").split("---\n")[1]
-    meta = yaml.safe_load(frontmatter)
+    meta = yaml.safe_load(skill.read_text(encoding="utf-8").split("---\n")[1])
     assert meta["name"] == "flag-parser", "SKILL.md's frontmatter name is %r" % meta["name"]
     run = run_claude(project, "/build --autonomous Ship it!")
     assert "flag-parser" in run.init.get("skills", []), "skills in the init line: %r" % run.init.get("skills")
     listings = [r["attachment"]["content"] for r in run.attachments("skill_listing")]
-    # A skill whose frontmatter name differs from its directory is listed as `- DIR (NAME): ...`.
-    assert any(
-        "- flag-parser: %s" % " ".join(meta["description"].split()) in " ".join(listing.split()) for listing in listings
-    ), "the model's skill list lacks flag-parser's description:\n" + run.describe()
+    # A skill whose frontmatter name differs from its directory's is listed as `- DIR (NAME): DESCRIPTION`.
+    entry = "- flag-parser: %s" % " ".join(meta["description"].split())
+    assert any(entry in " ".join(listing.split()) for listing in listings), "the model's skill list lacks %r:\n%s" % (
+        entry,
+        run.describe(),
+    )
 
 
 def utf16_units(text: str) -> int:
