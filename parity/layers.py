@@ -84,10 +84,18 @@ COMMANDS = ("parse", "batch", "announce", "persist", "resume")
 COMPAT_COMMANDS = ("parse", "announce")
 # What the native executable runs itself; it hands persist and resume to the Python beside it (SPEC D27),
 # which target/native/ does not have.
-NATIVE_EXE_COMMANDS = ("parse", "batch", "announce")
+NATIVE_EXE_COMMANDS = ("parse", "batch", "announce", "hook")
 # The Python layers' argv words per command: the bash port's commands, `config` (vectors give `explain ...`
 # as their argv) and `config explain` (as "explain").
-PYTHON_COMMANDS = {**{c: [c] for c in COMMANDS}, "config": ["config"], "explain": ["config", "explain"]}
+PYTHON_COMMANDS = {
+    **{c: [c] for c in COMMANDS},
+    "config": ["config"],
+    "explain": ["config", "explain"],
+    "hook": ["hook"],
+}
+# The launcher as a harness runs it for `hook` (docs/SPEC.md K9, K12): with the system's programs only, so its
+# Python layer (the checkout's package) runs, and with the native executable on PATH, which it then execs.
+LAUNCHER_PATHS = {"launcher": "/usr/bin:/bin", "launcher-exe": f"{NATIVE_EXE.parent}:/usr/bin:/bin"}
 
 
 BASHES_VARIABLE = "SAGE_FLAGS_BASHES"
@@ -168,6 +176,12 @@ def project_layers(root: Path) -> List[Layer]:
     if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
         exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
         layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}))
+    if root == ROOT:  # the hook through the launcher (the other commands: tests/test_launcher.py)
+        launcher = str(root / "sage" / "bin" / "sage-flags")
+        for name, path in LAUNCHER_PATHS.items():
+            layers.append(
+                Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, {"PATH": path, "SAGE_FLAGS_BACKEND": ""})
+            )
     # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
     scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in COMMANDS}
     for bash in bash_interpreters():

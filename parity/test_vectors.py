@@ -42,6 +42,14 @@ def test_batch_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> N
     check(vector, result, f"{layer.name} {vector.name}")
 
 
+@pytest.mark.parametrize("layer", available_layers("hook"), ids=lambda layer: layer.name)
+@pytest.mark.parametrize("vector", vectors.load_all("hook"), ids=lambda v: v.name)
+def test_hook_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    """docs/SPEC.md K12: the hook's event on stdin, the same answer and status in every layer that has it."""
+    result = layer.run("hook", vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
+    check(vector, result, f"{layer.name} {vector.name}")
+
+
 def _as_record(vector: vectors.Vector, tmp_path: Path):
     """A parse vector as a batch record: (batch argv, record) or None."""
     if vector.status == 2 or vector.env or vector.stdin or b"--stdin" in vector.argv:

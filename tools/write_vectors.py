@@ -14,7 +14,9 @@ the vocabulary: a stdin of {"parse": ARGUMENTS} is the line the reference's pars
 
 An "expect" holds "status", and for parse-like output "goal", "error" (null or the text) and "modes": the modes
 that are not off with source null, as {key: [value, source]}; for a manifest, "after" (a byte field, or null
-for "unchanged").
+for "unchanged"). A hook's expectation (docs/SPEC.md K3-K8) also says which "answer" it gives: "context" (then
+goal, error and modes are those of the parse line in it), "block" (error is the reason after `Sage: `) or
+"nothing"; the vectors' other hook checks are in tests/test_hook.py.
 """
 
 from __future__ import annotations
@@ -113,8 +115,12 @@ def disagreements(case: dict, made: vectors.Vector, stderr: bytes, supported: st
         return found
     if made.status != expect["status"]:
         found.append(f"status {made.status}, expected {expect['status']}")
+    if "answer" in expect and _hook_answer(made.stdout) != expect["answer"]:
+        found.append(f"hook answer {_hook_answer(made.stdout)!r}, expected {expect['answer']!r}")
     if "goal" in expect or "error" in expect or "modes" in expect:
-        got = json.loads(made.stdout.splitlines()[0]) if made.stdout else {}
+        got = _hook_fields(made.stdout) if case.get("command") == "hook" else {}
+        if not got:
+            got = json.loads(made.stdout.splitlines()[0]) if made.stdout else {}
         error = expect.get("error")
         want = {"goal": expect.get("goal", ""), "error": error.replace("{supported}", supported) if error else None}
         for key in [k for k in got if k + "_source" in got]:
@@ -130,6 +136,24 @@ def disagreements(case: dict, made: vectors.Vector, stderr: bytes, supported: st
         if after != wanted:
             found.append(f"manifest afterwards {after!r}, expected {wanted!r}")
     return found
+
+
+def _hook_answer(stdout: bytes) -> str:
+    """Which answer a hook's stdout is (K5, K6, K3): context, block or nothing."""
+    if not stdout:
+        return "nothing"
+    return "block" if json.loads(stdout).get("decision") == "block" else "context"
+
+
+def _hook_fields(stdout: bytes) -> dict:
+    """A hook's answer as parse's fields: the line its context ends with (K5), or its block's error (K6)."""
+    answer = _hook_answer(stdout)
+    if answer == "nothing":
+        return {}
+    data = json.loads(stdout)
+    if answer == "block":
+        return {"goal": "", "error": data["reason"][len("Sage: ") :]}
+    return json.loads(data["hookSpecificOutput"]["additionalContext"].splitlines()[-1])
 
 
 def build(project: Path, cases: List[dict]) -> Tuple[Dict[str, str], List[str]]:
