@@ -402,3 +402,22 @@ def test_long_error_blocks_with_the_hooks_reason(project):
     assert run.result.get("result") == (
         "%s operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (project.event, answer["reason"], text)
     ), "the block's result text:\n" + run.describe()
+
+
+@pytest.mark.parametrize("text", ["--autonomous Ship it!", "--autonomus x"])
+def test_bash_layer_fails_open(tmp_path, text):
+    """With only the bash layer (sage/ without the bundle's Python copy, no sage-flags on PATH) the hook fails open
+    (SPEC K8, K11): the CLI reports a non-blocking error, and the prompt, even one with a bad flag, goes on."""
+    project = make_project(tmp_path, "vendored", "UserPromptExpansion")
+    shutil.rmtree(project.root / "sage/core/flag_parser/_vendor")
+    which = project.launcher("--which", text="").stdout.decode()
+    assert which.startswith("bash"), "the launcher would run %r" % which
+    run = run_claude(project, "/build " + text)
+    why = run.describe()
+    assert run.result.get("result") == NOT_LOGGED_IN, "the prompt did not go on to the model call:\n" + why
+    errors = hook_records(run, project.event)
+    assert sorted(errors) == ["hook_non_blocking_error"] and len(errors["hook_non_blocking_error"]) == 1, why
+    error = errors["hook_non_blocking_error"][0]["attachment"]
+    assert error["exitCode"] == 3 and error["stdout"] == "", why
+    assert error["stderr"].startswith("Failed with non-blocking status code: sage-flags: hook: "), why
+    assert error["stderr"].count("\n") == 0, "more than one stderr line:\n" + why
