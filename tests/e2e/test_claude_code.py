@@ -18,6 +18,7 @@ Run by mk/e2e.mk, which sets SAGE_FLAGS_E2E_CLAUDE, SAGE_FLAGS_E2E_BUNDLE and SA
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -27,7 +28,7 @@ import tarfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 import yaml
@@ -45,7 +46,7 @@ CONFIG = "quality_locked: true\n"
 COMMAND = "---\ndescription: Sage {0} workflow\n---\nRun the Sage {0} workflow.\n\nARGUMENTS: $ARGUMENTS\n"
 
 # Texts typed after `/build `, each as it must reach the parser. None starts or ends with whitespace: the CLI
-# removes the whitespace around a command's arguments (measured: `/build\t  x  ` gives command_args `x`).
+# removes the whitespace around a command's arguments (measured: `/build  z\t` gives command_args `z`).
 CLEAN_TEXTS = [
     "--autonomous Ship it!",
     "!bang first, then \\ back\\\\slashes \"double\" 'single' `tick` $(rm -rf ~) ${HOME} $HOME",
@@ -74,8 +75,8 @@ class Project:
     root: Path
     home: Path
     env: Dict[str, str] = field(repr=False)
-    layer: str = ""
-    event: str = ""
+    layer: str
+    event: str
 
     @property
     def config(self) -> Path:
@@ -156,13 +157,14 @@ def project(request, tmp_path_factory) -> Project:
     return made
 
 
-def network_isolation() -> List[str]:
+@functools.lru_cache(maxsize=None)
+def network_isolation() -> Tuple[str, ...]:
     """`unshare -rn` where it works (a network namespace with no interface: no request can leave)."""
     unshare = shutil.which("unshare")
     if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
-        return [unshare, "-rn", "--"]
+        return (unshare, "-rn", "--")
     warnings.warn("unshare -rn is not available: the CLI runs offline by its settings alone", stacklevel=2)
-    return []
+    return ()
 
 
 @dataclass
@@ -198,6 +200,7 @@ class Run:
 
 def run_claude(project: Project, prompt: str) -> Run:
     claude = required_env("SAGE_FLAGS_E2E_CLAUDE")
+    assert os.access(claude, os.X_OK), "SAGE_FLAGS_E2E_CLAUDE=%s is not an executable" % claude
     command = [*network_isolation(), claude, "-p", prompt, "--output-format", "stream-json", "--verbose"]
     try:
         done = subprocess.run(
@@ -326,12 +329,12 @@ def test_skill_is_discovered_under_its_name(tmp_path, exposure):
     """Exposed as README says (a symlink, or a copy), the skill is listed in the init line under its name, and
     the model's skill list carries its description."""
     project = make_project(tmp_path, "vendored", "UserPromptExpansion")
+    assert (project.root / SKILL_DIR / "SKILL.md").is_file(), "the bundle has no %s/SKILL.md" % SKILL_DIR
     link = project.root / SKILL_LINK
     if exposure == "copy":
         link.unlink()
         shutil.copytree(project.root / SKILL_DIR, link)
     skill = link / "SKILL.md"
-    assert skill.is_file(), "the bundle has no %s/SKILL.md" % SKILL_DIR
     meta = yaml.safe_load(skill.read_text(encoding="utf-8").split("---\n")[1])
     assert meta["name"] == "flag-parser", "SKILL.md's frontmatter name is %r" % meta["name"]
     run = run_claude(project, "/build --autonomous Ship it!")
