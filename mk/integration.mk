@@ -1,5 +1,7 @@
-# Workflow integration: the launcher (POSIX sh), announce.sh, SKILL.md (tests in tests/test_{announce,launcher,skill,explain}.py).
-.PHONY: lint-integration which
+# Workflow integration: the launcher (POSIX sh), announce.sh, the flag-parser skill (tests in
+# tests/test_{announce,launcher,skill,skill_templates,skill_document,explain}.py).
+.PHONY: lint-integration lint-skill which
+SKILL_DIR := sage/core/capabilities/orchestration/flag-parser
 
 # announce.sh is a *.sh: lint-shell (mk/bash.mk) checks it.
 lint-integration: $(VENV)/.tools  ## shellcheck the launcher (POSIX sh)
@@ -8,5 +10,9 @@ lint-integration: $(VENV)/.tools  ## shellcheck the launcher (POSIX sh)
 which:  ## the layer sage/bin/sage-flags would use
 	@sage/bin/sage-flags --which
 
-LINT_TARGETS += lint-integration
+# The Agent Skills reference validator (skills-ref): frontmatter fields, name = the directory's name.
+lint-skill: $(VENV)/.tools  ## validate the flag-parser skill (agentskills validate)
+	$(BIN)/agentskills validate $(SKILL_DIR)
+
+LINT_TARGETS += lint-integration lint-skill
 # tests/test_announce.py checks with strace that announce.sh never forks: bash-test-tools (mk/bash.mk) installs it.

@@ -28,6 +28,8 @@ from artifacts import (
     package_sources,
     vector_failures,
 )
+from skill_files import SKILL_DIR, skill_files
+from skills_ref.validator import validate
 
 from parity.layers import COMMANDS, ROOT
 
@@ -147,3 +149,11 @@ def test_bash_scripts_run_every_vector(project: Path, tmp_path: Path) -> None:
     scripts = project / "sage" / "core" / "flag_parser"
     bash = CleanLayer("bundle-bash", {command: ["bash", str(scripts / f"{command}.sh")] for command in COMMANDS})
     assert not vector_failures(bash, tmp_path)
+
+
+def test_bundle_ships_the_skill(project: Path) -> None:
+    """The skill's directory, where Sage 1.3 keeps its flag-parser skill (SPEC G1): every file, a valid skill."""
+    skill = project / SKILL_DIR.relative_to(ROOT)
+    shipped = {p.relative_to(skill): p.read_bytes() for p in skill.rglob("*") if p.is_file()}
+    assert shipped == {p.relative_to(SKILL_DIR): p.read_bytes() for p in skill_files()}
+    assert validate(skill) == []

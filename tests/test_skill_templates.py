@@ -1,6 +1,7 @@
-"""The agent-facing command lines of SKILL.md, played as an agent plays them (issue 17, SPEC section 16).
+"""The agent-facing command lines of the skill, played as an agent plays them (issue 17, SPEC sections 16-17).
 
-Each ```sh block after a `<!-- template NAME dir=root|sage -->` line in SKILL.md is a command template. An agent
+Each ```sh block after a `<!-- template NAME dir=root|sage -->` line in the flag-parser skill (SKILL.md and its
+references/ files) is a command template. An agent
 (or a slash-command file) substitutes the user's text for `$ARGUMENTS` textually and a shell runs the result. This
 test does exactly that with hostile texts, under `bash -c` and `sh -c` (dash), from the directory the template names,
 in a project with a root-relative config (`quality_locked: true`) and manifest; and checks that
@@ -10,7 +11,7 @@ in a project with a root-relative config (`quality_locked: true`) and manifest; 
 - nothing else happened: no canary file, stderr empty.
 
 The fallback layers' `announce`, `resume` and `persist` lines are derived from their `parse` lines by the rule
-SKILL.md states.
+references/layers.md states.
 The seed's form (`parse "$ARGUMENTS" --config-path ...`) and the compatible form (`-- "$ARGUMENTS"`) are run too:
 on the texts a shell reads as code they fail, and the test says so (strict xfail: should they ever pass, the
 test fails and the document's hazard statement must change).
@@ -27,10 +28,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Union
 
 import pytest
+from skill_files import skill_files
 
 from parity.layers import PYTHON, ROOT, SAGE_FLAGS
 
-SKILL = ROOT / "sage" / "core" / "flag_parser" / "SKILL.md"
 PLACEHOLDER = "$ARGUMENTS"
 CONFIG = b"quality_locked: true\n"
 MANIFEST = b"---\ntitle: x\nflags:\n  autonomous: true\n---\nbody\n"
@@ -72,7 +73,7 @@ def skill_templates(markdown: str) -> List[Template]:
 
 
 def derived(template: Template) -> List[Template]:
-    """SKILL.md: the fallback layers' announce and resume lines, from their parse line."""
+    """references/layers.md: the fallback layers' announce, resume and persist lines, from their parse line."""
     manifest = "../.sage/cycle.md" if template.directory == "sage" else ".sage/cycle.md"
     first, rest = template.text.split("\n", 1)
     announce = first.replace("parse.sh ", "announce.sh build ").replace(" parse ", " announce build ")
@@ -89,7 +90,7 @@ def derived(template: Template) -> List[Template]:
     ]
 
 
-TEMPLATES = skill_templates(SKILL.read_text(encoding="utf-8"))
+TEMPLATES = skill_templates("".join(path.read_text(encoding="utf-8") for path in skill_files()))
 BY_NAME: Dict[str, Template] = {t.name: t for t in TEMPLATES}
 FALLBACKS = ["parse-installed", "parse-compat", "parse-bash"]
 SAFE = [t for t in TEMPLATES if t.terminator] + [d for name in FALLBACKS for d in derived(BY_NAME[name])]

@@ -3,9 +3,10 @@
     python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist
 
 writes dist/sage-flags-sage-dir-VERSION.tar.gz: sage/ as it is in the repository (the launcher, the bash
-port, the compat entry `python3 -m core.flag_parser`, SKILL.md) plus sage/core/flag_parser/_vendor/sage_flags,
-the pure package. That copy is taken from the pure wheel, so the bundle carries exactly the files pip installs
-from it (one definition of "the pure package", built from python/sage_flags); it is never kept in git.
+port, the compat entry `python3 -m core.flag_parser`, the skill in sage/core/capabilities/orchestration/
+flag-parser/) plus sage/core/flag_parser/_vendor/sage_flags, the pure package. That copy is taken from the
+pure wheel, so the bundle carries exactly the files pip installs from it (one definition of "the pure
+package", built from python/sage_flags); it is never kept in git.
 With it, every entry of the directory runs on a machine that has nothing but python3 or bash.
 
 Reproducible: sorted members, one fixed time (SOURCE_DATE_EPOCH when set), owner 0, modes 0755 for

@@ -312,6 +312,20 @@ def value_modes(vocab: Vocabulary) -> str:
     return "\n".join(lines) + "\n"
 
 
+def json_keys(vocab: Vocabulary) -> str:
+    """The skill's short list of the parse line's keys (C16, V1), and what a value mode's two keys hold."""
+    keys = [key for key, _ in vocab.modes] + ["goal", "error"] + [key + "_source" for key, _ in vocab.modes]
+    keys += [field for value in vocab.values for field in (value.field, value.note_field)]
+    lines = [f"<!-- {HEADER} -->", "", "The keys, in this order: " + ", ".join(f"`{key}`" for key in keys) + "."]
+    for v in vocab.values:
+        key = vocab.modes[v.mode][0]
+        lines.append(
+            f"`{v.field}` is the {v.name} while `{key}` is on (0 while off); `{v.note_field}` is null or a note"
+            " to tell the user (a clamped number)."
+        )
+    return "\n".join(lines) + "\n"
+
+
 def suggestion_table(vocab: Vocabulary) -> str:
     lines = [
         f"<!-- {HEADER} -->",
@@ -370,6 +384,7 @@ BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
     "e2-message": e2_block,
     "value-modes": value_modes,
     "suggestion-table": suggestion_table,
+    "json-keys": json_keys,
     "bash-vocabulary": bash_vocabulary,
 }
 

@@ -1,0 +1,203 @@
+"""The flag-parser skill as a document (issue 29, docs/SPEC.md section 18, G1-G7).
+
+A valid Agent Skill (the reference validator, skills-ref, and a plain YAML parser agree on its frontmatter); a
+lean body, within 150 lines and 8,000 bytes for the default vocabulary and for Sage 1.3's build (the generated
+tables grow with the vocabulary); the body's order; every reference file named from the body; the hook's label
+quoted; the old path a redirect; and the exposure README documents, done in a temporary project and validated.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+import tomllib
+import yaml
+from sage_flags import _vocab
+from skill_files import OLD_PATH, SKILL_DIR, SKILL_MD, skill_files, split_frontmatter
+from skills_ref.parser import parse_frontmatter
+from skills_ref.validator import validate
+
+from parity.layers import PYTHON, ROOT
+
+MAX_LINES, MAX_BYTES = 150, 8000
+VOCAB_1_3 = ROOT / "spec" / "sage-1.3.toml"
+BUILD_1_3 = ROOT / "build" / "sage-1.3-skill"  # generated listings only: no native core (suite time)
+AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
+# Depends on branch `hook` (issue 28): sage_flags._vocab.HOOK_LABEL, generated there by tools/generate.py.
+# Until that branch is merged here the constant is absent, and the quote is compared with its value on that
+# branch; once merged, with the constant itself.
+HOOK_LABEL = getattr(_vocab, "HOOK_LABEL", "sage-flags hook result")
+
+
+def counts(body: str) -> Dict[str, int]:
+    return {"lines": body.count("\n"), "bytes": len(body.encode("utf-8")), "words": len(body.split())}
+
+
+def frontmatter() -> Dict[str, object]:
+    return parse_frontmatter(SKILL_MD.read_text(encoding="utf-8"))[0]
+
+
+@pytest.fixture(scope="module")
+def sage_1_3_skill() -> Path:
+    """SKILL.md as `make vocabulary VOCAB=spec/sage-1.3.toml` generates it (the same tool, without a native core)."""
+    build = [PYTHON, "tools/build_vocabulary.py", str(VOCAB_1_3), str(BUILD_1_3), "--native", "none"]
+    subprocess.run(build, cwd=ROOT, check=True, timeout=300, capture_output=True)
+    return BUILD_1_3 / SKILL_MD.relative_to(ROOT)
+
+
+def test_the_reference_validator_accepts_the_skill() -> None:
+    assert validate(SKILL_DIR) == []
+    done = subprocess.run([AGENTSKILLS, "validate", str(SKILL_DIR)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, f"Valid skill: {SKILL_DIR}\n"), done.stderr
+
+
+def test_the_validator_is_not_a_rubber_stamp(tmp_path: Path) -> None:
+    """Issue 29's finding: the old file (no frontmatter), a wrong name, a flow list all fail."""
+    cases = {
+        "flag_parser": "# no frontmatter\n",
+        "flag-parser": "---\nname: flag_parser\ndescription: x\n---\n",
+        "flag-parse": "---\nname: flag-parser\ndescription: x\n---\n",
+        "upstream": "---\nname: upstream\ndescription: x\nmodes: [build, architect]\n---\n",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "SKILL.md").write_text(text)
+        assert validate(tmp_path / name) != [], name
+
+
+def test_the_frontmatter() -> None:
+    meta = frontmatter()
+    fm_text, _ = split_frontmatter(SKILL_MD.read_text(encoding="utf-8"))
+    # A plain YAML parser (as harnesses use) reads the same mapping as the validator's strict one.
+    assert yaml.safe_load(fm_text) == {**meta, "metadata": dict(meta["metadata"])}
+    assert set(meta) == {"name", "description", "compatibility", "metadata"}
+    assert meta["name"] == SKILL_DIR.name == "flag-parser"
+    description = str(meta["description"])
+    assert len(description) <= 1024 and len(str(meta["compatibility"])) <= 500
+    for trigger in ("/build", "/architect", "start of every", "begin with --"):
+        assert trigger in description, trigger
+    for need in ("sage/", "python3", "bash", "sage-flags"):
+        assert need in str(meta["compatibility"]), need
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert meta["metadata"] == {"version": version, "project": "sage-flags"}
+
+
+def check_body(path: Path) -> Dict[str, int]:
+    _, body = split_frontmatter(path.read_text(encoding="utf-8"))
+    measured = counts(body)
+    assert measured["lines"] <= MAX_LINES and measured["bytes"] <= MAX_BYTES, f"{path}: {measured}"
+    return measured
+
+
+def test_the_body_is_lean_for_the_default_vocabulary() -> None:
+    check_body(SKILL_MD)
+
+
+def test_the_body_is_lean_for_sage_1_3(sage_1_3_skill: Path) -> None:
+    text = sage_1_3_skill.read_text(encoding="utf-8")
+    assert "`--parallel`, `--parallel=N`" in text and "`parallel_lanes`" in text, "not the Sage 1.3 rendering"
+    assert check_body(sage_1_3_skill)["lines"] > check_body(SKILL_MD)["lines"]
+    assert validate(sage_1_3_skill.parent) == []
+
+
+def test_the_body_order() -> None:
+    """(1) the hook's result, (2) the one call, (3) the JSON and the statuses, (4) announce, record, resume."""
+    _, body = split_frontmatter(SKILL_MD.read_text(encoding="utf-8"))
+    marks = [
+        f"`{HOOK_LABEL} for /build`",
+        "do not call the program again",
+        "sage/bin/sage-flags parse --config-path .sage/config.yaml --stdin <<'SAGE_ARGUMENTS_7Q2F'",
+        "rewrite characters",
+        "put before `!`",
+        "compare the\n`goal` you get with what the user typed",
+        "BEGIN GENERATED" + ": json-keys",  # spelled apart: tools/generate.py scans this file for markers
+        "| 0 |",
+        "| 1 |",
+        "| 2 |",
+        "| 3 |",
+        "| 4 |",
+        "**Announce**",
+        "unless a hook result",
+        "**Record**",
+        "**Resume** on `/continue`",
+    ]
+    where = [body.find(mark) for mark in marks]
+    assert -1 not in where, [m for m, w in zip(marks, where) if w == -1]
+    assert where == sorted(where), "the body's order"
+    headings = re.findall(r"^## (\d)\.", body, re.M)
+    assert headings == ["1", "2", "3", "4"]
+
+
+def test_the_hook_label_is_the_generated_constant() -> None:
+    assert HOOK_LABEL == "sage-flags hook result"
+    assert SKILL_MD.read_text(encoding="utf-8").count(HOOK_LABEL) == 1
+
+
+def test_every_reference_is_named_from_the_body_with_when_to_read_it() -> None:
+    _, body = split_frontmatter(SKILL_MD.read_text(encoding="utf-8"))
+    references = [path for path in skill_files()[1:]]
+    assert {p.name for p in references} == {"layers.md", "prose-rules.md", "examples.md", "troubleshooting.md"}
+    listed = body[body.index("## References") :]
+    for path in references:
+        assert re.search(r"^- `references/%s`: when " % re.escape(path.name), listed, re.M), path.name
+    assert set(re.findall(r"references/([\w.-]+)", body)) == {p.name for p in references}, "a name without a file"
+    # One level: no subdirectory, and no reference file sends the agent on to another one.
+    assert [p for p in (SKILL_DIR / "references").iterdir() if not p.is_file()] == []
+    assert sorted(p.name for p in SKILL_DIR.iterdir()) == ["SKILL.md", "references"]
+    for path in references:
+        text = path.read_text(encoding="utf-8")
+        assert [other.name for other in references if other.name in text] == [], path.name
+
+
+def test_the_old_path_points_to_the_skill() -> None:
+    text = OLD_PATH.read_text(encoding="utf-8")
+    assert not text.startswith("---"), "not a skill of its own"
+    link = re.search(r"\]\(([^)]+)\)", text).group(1)
+    assert (OLD_PATH.parent / link).resolve() == SKILL_MD.resolve()
+    assert "```" not in text and len(text.splitlines()) <= 10, "a redirect, no rules, no commands"
+
+
+def readme_exposure_lines() -> List[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"^    (mkdir -p \.(?:claude|agents)/skills && .*)$", readme, re.M)
+
+
+def test_the_documented_exposure_gives_a_valid_skill_named_flag_parser(tmp_path: Path) -> None:
+    lines = readme_exposure_lines()
+    assert len(lines) == 3 and sum(" ln -s " in line for line in lines) == 2
+    for number, line in enumerate(lines):
+        project = tmp_path / f"project-{number}"
+        shutil.copytree(ROOT / "sage", project / "sage", ignore=shutil.ignore_patterns("__pycache__", "_vendor"))
+        for _ in range(2):  # twice: the documented line is also how an exposure is refreshed
+            done = subprocess.run(["sh", "-c", line], cwd=project, capture_output=True, text=True)
+            if " ln -s " in line:
+                break
+            assert (done.returncode, done.stderr) == (0, ""), line
+        assert (done.returncode, done.stderr) == (0, ""), line
+        exposed = project / re.search(r"(\.\w+/skills/flag-parser)$", line).group(1)
+        assert exposed.name == "flag-parser" and validate(exposed) == [], line
+        done = subprocess.run([AGENTSKILLS, "validate", str(exposed)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        for path in skill_files():
+            relative = path.relative_to(SKILL_DIR)
+            assert (exposed / relative).read_bytes() == path.read_bytes(), relative
+        if " ln -s " in line:
+            assert exposed.is_symlink() and not Path(exposed.readlink()).is_absolute()
+            moved = shutil.move(str(project), tmp_path / f"moved-{number}")  # a relative link survives a move
+            assert validate(Path(moved) / exposed.relative_to(project)) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symbolic links")
+def test_the_validator_fails_on_a_broken_exposure(tmp_path: Path) -> None:
+    """The exposure check can fail: a link that names another directory, or dangles, is no skill."""
+    (tmp_path / ".claude" / "skills").mkdir(parents=True)
+    (tmp_path / ".claude" / "skills" / "flag-parser").symlink_to("../../sage/nowhere")
+    assert validate(tmp_path / ".claude" / "skills" / "flag-parser") != []
+    (tmp_path / "wrong").symlink_to(SKILL_DIR)
+    assert any("must match" in error for error in validate(tmp_path / "wrong"))
