@@ -9,8 +9,9 @@ in" before any request. Its session transcript (HOME/.claude/projects/*/SESSION.
 system reminder) and what the person sees (`hook_system_message`); a block ends the run with the reason as its
 result text. Each prompt runs through two layers of the launcher, the bundle's Python package (no sage-flags
 on PATH) and the native executable installed on PATH (what a native wheel gives), with the shipped
-UserPromptExpansion settings, and through the native executable with the UserPromptSubmit alternative; the
-expected bytes are those of `sage/bin/sage-flags parse` and `announce` in the same project and environment.
+UserPromptExpansion settings, and through the native executable with the UserPromptSubmit alternative and as
+a plugin named sage (`--plugin-dir`, the shipped hooks.json, `/sage:build`); the expected bytes are those of
+`sage/bin/sage-flags parse` and `announce` in the same project and environment.
 
 Run by mk/e2e.mk, which sets SAGE_FLAGS_E2E_CLAUDE, SAGE_FLAGS_E2E_BUNDLE and SAGE_FLAGS_E2E_NATIVE_EXE;
 `make test` does not collect this directory (pyproject.toml: --ignore=tests/e2e).
@@ -36,10 +37,13 @@ import yaml
 RUN_TIMEOUT = 120  # seconds for one CLI run; one takes about 3 s here
 SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # where the bundle puts the skill
 SKILL_LINK = ".claude/skills/flag-parser"  # README: how a project exposes it to Claude Code
-# The shipped settings for each event: UserPromptExpansion, and the documented alternative for versions without it.
-SHIPPED_SETTINGS = {
-    "UserPromptExpansion": "sage/hooks/claude-code/settings.json",
-    "UserPromptSubmit": "sage/hooks/claude-code/settings-submit.json",
+# The shipped hook files, by how a user installs them: a project's .claude/settings.json (UserPromptExpansion),
+# the documented alternative for versions without that event (UserPromptSubmit), and the hooks.json fragment of
+# a plugin named sage (Sage's own install path: commands /sage:build, sage/ in the plugin's root).
+SHIPPED_HOOKS = {
+    "settings": "sage/hooks/claude-code/settings.json",
+    "submit": "sage/hooks/claude-code/settings-submit.json",
+    "plugin": "sage/hooks/claude-code/hooks.json",
 }
 NOT_LOGGED_IN = "Not logged in · Please run /login"
 CONFIG = "quality_locked: true\n"
@@ -76,7 +80,20 @@ class Project:
     home: Path
     env: Dict[str, str] = field(repr=False)
     layer: str
-    event: str
+    form: str
+    sage_home: Path  # the directory holding sage/: the project's root, or the plugin's
+
+    @property
+    def event(self) -> str:
+        return "UserPromptSubmit" if self.form == "submit" else "UserPromptExpansion"
+
+    def command(self, workflow: str) -> str:
+        """The slash command's name as typed: a plugin's commands are namespaced by the plugin's name."""
+        return ("sage:" if self.form == "plugin" else "") + workflow
+
+    @property
+    def claude_options(self) -> List[str]:
+        return ["--plugin-dir", str(self.sage_home)] if self.form == "plugin" else []
 
     @property
     def config(self) -> Path:
@@ -85,7 +102,7 @@ class Project:
     def launcher(self, *args: str, text: str) -> subprocess.CompletedProcess:
         """sage/bin/sage-flags ARGS with TEXT on stdin, as the hook's own process would run it."""
         return subprocess.run(
-            [str(self.root / "sage/bin/sage-flags"), *args],
+            [str(self.sage_home / "sage/bin/sage-flags"), *args],
             input=text.encode(),
             capture_output=True,
             cwd=self.root,
@@ -100,23 +117,31 @@ def user_path(extra: Optional[Path]) -> str:
     return os.pathsep.join(([str(extra)] if extra else []) + dirs)
 
 
-def make_project(base: Path, layer: str, event: str) -> Project:
+def make_project(base: Path, layer: str, form: str) -> Project:
     root, home = base / "project", base / "home"
-    home.mkdir()
-    root.mkdir()
+    sage_home = base / "plugin" if form == "plugin" else root
+    for directory in (home, root / ".claude", sage_home):
+        directory.mkdir(parents=True, exist_ok=True)
     with tarfile.open(required_env("SAGE_FLAGS_E2E_BUNDLE")) as bundle:
-        bundle.extractall(root, filter="tar")
+        bundle.extractall(sage_home, filter="tar")
     (root / ".sage").mkdir()
     (root / ".sage/config.yaml").write_text(CONFIG)
-    commands = root / ".claude/commands"
-    commands.mkdir(parents=True)
+    shipped = sage_home / SHIPPED_HOOKS[form]
+    assert shipped.is_file(), "the bundle has no %s" % SHIPPED_HOOKS[form]
+    if form == "plugin":
+        (sage_home / ".claude-plugin").mkdir()
+        (sage_home / ".claude-plugin/plugin.json").write_text('{"name": "sage", "version": "1.3.0"}\n')
+        (sage_home / "hooks").mkdir()
+        shutil.copyfile(shipped, sage_home / "hooks/hooks.json")
+        commands = sage_home / "commands"
+    else:
+        shutil.copyfile(shipped, root / ".claude/settings.json")
+        commands = root / ".claude/commands"
+    commands.mkdir()
     for workflow in ("build", "architect", "other"):
         (commands / (workflow + ".md")).write_text(COMMAND.format(workflow))
-    shipped = root / SHIPPED_SETTINGS[event]
-    assert shipped.is_file(), "the bundle has no %s" % SHIPPED_SETTINGS[event]
-    shutil.copyfile(shipped, root / ".claude/settings.json")
     (root / ".claude/skills").mkdir()
-    (root / SKILL_LINK).symlink_to(os.path.relpath(root / SKILL_DIR, (root / SKILL_LINK).parent))
+    (root / SKILL_LINK).symlink_to(os.path.relpath(sage_home / SKILL_DIR, (root / SKILL_LINK).parent))
 
     installed = None
     if layer == "native":
@@ -136,19 +161,19 @@ def make_project(base: Path, layer: str, event: str) -> Project:
         DISABLE_TELEMETRY="1",
         DISABLE_AUTOUPDATER="1",
     )
-    return Project(root, home, env, layer, event)
+    return Project(root, home, env, layer, form, sage_home)
 
 
 # The layer the launcher runs (the bundle's Python package, or the native executable on PATH, the one to run
-# before every prompt) and the event of the shipped settings: UserPromptSubmit's form on one layer suffices.
-PROJECTS = [("vendored", "UserPromptExpansion"), ("native", "UserPromptExpansion"), ("native", "UserPromptSubmit")]
+# before every prompt) and the hook file installed: the other two forms on one layer suffice.
+PROJECTS = [("vendored", "settings"), ("native", "settings"), ("native", "submit"), ("native", "plugin")]
 
 
 @pytest.fixture(scope="module", params=PROJECTS, ids=["-".join(p) for p in PROJECTS])
 def project(request, tmp_path_factory) -> Project:
     """The project, its hook run by the bundle's Python package or by the native executable on PATH."""
-    layer, event = request.param
-    made = make_project(tmp_path_factory.mktemp(layer + "-" + event), layer, event)
+    layer, form = request.param
+    made = make_project(tmp_path_factory.mktemp(layer + "-" + form), layer, form)
     which = made.launcher("--which", text="")
     expected = {"vendored": "vendored", "native": "(native executable)"}[layer]
     assert which.returncode == 0 and expected in which.stdout.decode(), (
@@ -201,7 +226,8 @@ class Run:
 def run_claude(project: Project, prompt: str) -> Run:
     claude = required_env("SAGE_FLAGS_E2E_CLAUDE")
     assert os.access(claude, os.X_OK), "SAGE_FLAGS_E2E_CLAUDE=%s is not an executable" % claude
-    command = [*network_isolation(), claude, "-p", prompt, "--output-format", "stream-json", "--verbose"]
+    command = [*network_isolation(), claude, *project.claude_options, "-p", prompt]
+    command += ["--output-format", "stream-json", "--verbose"]
     try:
         done = subprocess.run(
             command,
@@ -264,14 +290,15 @@ def expected_parse_and_announcement(project: Project, workflow: str, text: str, 
 def test_clean_parse_reaches_the_model_and_the_person(project, workflow, text):
     """The model's context holds exactly parse's line, the person sees exactly the announcement, once each."""
     line, announcement = expected_parse_and_announcement(project, workflow, text, status=0)
-    run = run_claude(project, "/%s %s" % (workflow, text))
+    command = project.command(workflow)
+    run = run_claude(project, "/%s %s" % (command, text))
     why = run.describe()
 
     assert run.result.get("result") == NOT_LOGGED_IN, "the run did not reach the model call:\n" + why
     users = [r for r in run.transcript if r.get("type") == "user" and isinstance(r["message"]["content"], str)]
     assert [u["message"]["content"] for u in users] == [
         "<command-message>%s</command-message>\n<command-name>/%s</command-name>\n<command-args>%s</command-args>"
-        % (workflow, workflow, text)
+        % (command, command, text)
     ], "the CLI changed the typed text:\n" + why
 
     hooks = hook_records(run, project.event)
@@ -305,10 +332,11 @@ def test_error_blocks_with_the_verbatim_reason(project, text):
     """E1: the expansion is blocked, the result text is the error as announce prints it, the model gets nothing."""
     _, announcement = expected_parse_and_announcement(project, "build", text, status=1)
     assert announcement.startswith("Sage: ") and announcement.count("\n") == 1
-    run = run_claude(project, "/build " + text)
+    prompt = "/%s %s" % (project.command("build"), text)
+    run = run_claude(project, prompt)
     why = run.describe()
     assert run.result.get("result") == (
-        "%s operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (project.event, announcement[:-1], text)
+        "%s operation blocked by hook:\n%s\n\nOriginal prompt: %s" % (project.event, announcement[:-1], prompt)
     ), "the block's result text:\n" + why
     assert run.result.get("num_turns") == 0 and not [
         r for r in run.transcript if r.get("type") in ("user", "assistant")
@@ -316,10 +344,10 @@ def test_error_blocks_with_the_verbatim_reason(project, text):
     assert not run.attachments("hook_"), "hook attachments beside the block:\n" + why
 
 
-@pytest.mark.parametrize("prompt", ["/other --autonomus x", "hello /build --autonomus x"])
+@pytest.mark.parametrize("prompt", ["/{other} --autonomus x", "hello /{build} --autonomus x"])
 def test_not_a_workflow_gets_nothing(project, prompt):
     """Another command or plain text: the hook adds nothing, blocks nothing, reports no error."""
-    run = run_claude(project, prompt)
+    run = run_claude(project, prompt.format(other=project.command("other"), build=project.command("build")))
     assert run.result.get("result") == NOT_LOGGED_IN, "the prompt did not reach the model call:\n" + run.describe()
     assert not run.attachments("hook_"), "hook attachments for a prompt that is not a workflow:\n" + run.describe()
 
@@ -328,7 +356,7 @@ def test_not_a_workflow_gets_nothing(project, prompt):
 def test_skill_is_discovered_under_its_name(tmp_path, exposure):
     """Exposed as README says (a symlink, or a copy), the skill is listed in the init line under its name, and
     the model's skill list carries its description."""
-    project = make_project(tmp_path, "vendored", "UserPromptExpansion")
+    project = make_project(tmp_path, "vendored", "settings")
     assert (project.root / SKILL_DIR / "SKILL.md").is_file(), "the bundle has no %s/SKILL.md" % SKILL_DIR
     link = project.root / SKILL_LINK
     if exposure == "copy":
@@ -363,10 +391,8 @@ def hook_answer(project: Project, text: str) -> dict:
         "hook_event_name": project.event,
     }
     if project.event == "UserPromptExpansion":
-        event.update(
-            expansion_type="slash_command", command_name="build", command_args=text, command_source="projectSettings"
-        )
-    event["prompt"] = "/build " + text
+        event.update(expansion_type="slash_command", command_name=project.command("build"), command_args=text)
+    event["prompt"] = "/%s %s" % (project.command("build"), text)
     done = project.launcher("hook", "claude-code", "--config-path", str(project.config), text=json.dumps(event))
     assert done.returncode == 0 and not done.stderr, "sage-flags hook: status %d, %r" % (done.returncode, done.stderr)
     return json.loads(done.stdout)
@@ -380,7 +406,7 @@ LONG_TEXT = "--autonomous" + " ship it 😀 ü!" * 900
 def test_long_text_reaches_the_model_whole(project):
     """Over the cap, the hook's answer fits it, so the CLI passes it on as is; the goal reaches the model whole."""
     answer = hook_answer(project, LONG_TEXT)
-    run = run_claude(project, "/build " + LONG_TEXT)
+    run = run_claude(project, "/%s %s" % (project.command("build"), LONG_TEXT))
     why = run.describe()
     hooks = hook_records(run, project.event)
     (context,) = hooks["hook_additional_context"][0]["attachment"]["content"]
@@ -401,9 +427,10 @@ def test_long_error_blocks_with_the_hooks_reason(project):
     answer = hook_answer(project, text)
     assert answer["decision"] == "block" and answer["reason"].startswith("Sage: ")
     assert utf16_units(answer["reason"]) <= 10000
-    run = run_claude(project, "/build " + text)
+    prompt = "/%s %s" % (project.command("build"), text)
+    run = run_claude(project, prompt)
     assert run.result.get("result") == (
-        "%s operation blocked by hook:\n%s\n\nOriginal prompt: /build %s" % (project.event, answer["reason"], text)
+        "%s operation blocked by hook:\n%s\n\nOriginal prompt: %s" % (project.event, answer["reason"], prompt)
     ), "the block's result text:\n" + run.describe()
 
 
@@ -411,7 +438,7 @@ def test_long_error_blocks_with_the_hooks_reason(project):
 def test_bash_layer_fails_open(tmp_path, text):
     """With only the bash layer (sage/ without the bundle's Python copy, no sage-flags on PATH) the hook fails open
     (SPEC K8, K11): the CLI reports a non-blocking error, and the prompt, even one with a bad flag, goes on."""
-    project = make_project(tmp_path, "vendored", "UserPromptExpansion")
+    project = make_project(tmp_path, "vendored", "settings")
     shutil.rmtree(project.root / "sage/core/flag_parser/_vendor")
     which = project.launcher("--which", text="").stdout.decode()
     assert which.startswith("bash"), "the launcher would run %r" % which
