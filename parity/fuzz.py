@@ -919,6 +919,40 @@ def run_resume(before: Optional[bytes], resume_args: List[str]) -> None:
     check_manifest("resume", before, [a.encode() for a in resume_args])
 
 
+def run_hook(argv: List[bytes], config: Optional[dict], event: bytes) -> None:
+    """docs/SPEC.md K12: one event through every layer with the hook; a failure is status 3 and one stderr line
+    (K8), and Codex's answers hold to its published output schema (when ../shared/harness/ is there)."""
+    expected = check_agreement("hook", argv, stdin=event, config=config, kind="hook")
+    problem = None
+    if expected.status == 3 and (expected.stdout or expected.stderr.count(b"\n") != 1):
+        problem = "fail-open needs no stdout and one stderr line: %s" % _show(expected.stderr)
+    elif expected.status not in (0, 3):
+        problem = "status %s (only 0 and 3: K5-K8)" % expected.status
+    elif expected.stdout and argv[:1] == [b"codex"] and CODEX_OUTPUT_SCHEMA.is_file():
+        import jsonschema
+
+        schema = json.loads(CODEX_OUTPUT_SCHEMA.read_text(encoding="utf-8"))
+        try:
+            jsonschema.validate(json.loads(expected.stdout), schema)
+        except jsonschema.ValidationError as error:
+            problem = "Codex's output schema: %s" % error.message[:200]
+    if problem:
+        vector = Vector(
+            name="",
+            rules=("K12",),
+            argv=tuple(argv),
+            stdout=expected.stdout,
+            status=expected.status if expected.status is not None else -1,
+            command="hook",
+            config=config,
+            stdin=event,
+            note="found by parity/fuzz.py: " + problem,
+        )
+        raise diverged(vector, [problem])
+
+
+CODEX_OUTPUT_SCHEMA = ROOT.parent / "shared" / "harness" / "codex-user-prompt-submit.command.output.schema.json"
+
 # kind -> the command whose layers it needs (a kind whose command has no layer is not run)
 COMMAND = {
     "bulk": "batch",
@@ -930,6 +964,7 @@ COMMAND = {
     "stdin": "parse",
     "persist": "persist",
     "resume": "resume",
+    "hook": "hook",
 }
 # kind -> (strategy of the arguments, runner). Each hypothesis example calls the runner once.
 KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
@@ -948,6 +983,7 @@ KINDS: Dict[str, Tuple[st.SearchStrategy, Callable]] = {
     "stdin": (gen.stdin_forms(), run_stdin),
     "persist": (st.tuples(gen.manifests(), gen.FLAG_ARGS, gen.MANIFEST_GOALS, gen.FLAG_ARGS), run_persist),
     "resume": (st.tuples(gen.manifests(), gen.FLAG_ARGS), run_resume),
+    "hook": (gen.hook_examples(), run_hook),
 }
 
 
@@ -981,6 +1017,7 @@ SHARES = {
     "stdin": 2,
     "persist": 2,
     "resume": 1,
+    "hook": 2,
 }
 CHUNK = {
     "bulk": 2,
@@ -992,6 +1029,7 @@ CHUNK = {
     "stdin": 4,
     "persist": 4,
     "resume": 4,
+    "hook": 4,
 }
 
 

@@ -980,3 +980,125 @@ FLAG_ARGS = st.lists(
 MANIFEST_GOALS = st.text(
     st.sampled_from('ab "\\\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x85\u00e9\u2028\U0001f680/'), max_size=6
 )
+
+
+# --- hook events (sage-flags hook HARNESS: docs/SPEC.md section 17) ------------------------------------------------
+#
+# Events in the shapes the harnesses document (Claude Code's UserPromptExpansion and UserPromptSubmit, Codex's
+# UserPromptSubmit with exactly its schema's eight fields), the user's text drawn from the ARGUMENTS generator and
+# from the stdin vectors' hostile texts; sometimes with undocumented fields, shuffled keys, every non-ASCII
+# character escaped, or the JSON broken in one of the ways K2 refuses (which must fail open alike everywhere).
+
+HOOK_COMMAND_NAMES: Tuple[str, ...] = (
+    "build",
+    "architect",
+    "sage:build",
+    "sage:architect",
+    "prompts:build",
+    "review",
+    "Build",
+    "builder",
+    "sage:sage:build",
+    "other:build",
+    "",
+)
+HOOK_SEPARATORS: Tuple[str, ...] = (" ", "   ", "\n", "\t", "\r\n", "", "x", "\u00a0")
+HOOK_BREAKAGES: Tuple[str, ...] = ("truncate", "duplicate", "trailing-comma", "bom", "nan", "array", "wrong-type")
+
+
+@lru_cache(maxsize=1)
+def hostile_stdin_texts() -> Tuple[str, ...]:
+    """The stdin vectors' texts (I1-I6) that JSON can carry: the hostile texts of issue 28."""
+    import json
+    from pathlib import Path
+
+    texts = []
+    for path in sorted((Path(__file__).resolve().parent / "vectors").glob("stdin-*.json")):
+        stdin = json.loads(path.read_text(encoding="utf-8")).get("stdin", "")
+        if isinstance(stdin, str):
+            texts.append(stdin)
+    return tuple(texts)
+
+
+def _hook_text(c) -> str:
+    if c.chance(30) and hostile_stdin_texts():
+        text = c.pick(hostile_stdin_texts())
+    else:  # invalid UTF-8 becomes lone surrogates, which JSON carries as \udcxx escapes (E4, K6)
+        text = argument_bytes(c).decode("utf-8", "surrogateescape")
+    if c.chance(5):
+        text += "\0"
+    return text
+
+
+def _hook_event(c, harness: str, text: str) -> dict:
+    name = c.pick(HOOK_COMMAND_NAMES)
+    expansion = harness == "claude-code" and c.chance(60)
+    common = {"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp/p", "permission_mode": "default"}
+    if expansion:
+        return {
+            **common,
+            "hook_event_name": "UserPromptExpansion",
+            "expansion_type": "slash_command",
+            "command_name": name,
+            "command_args": text,
+            "command_source": "projectSettings",
+            "prompt": "/" + name + " " + text,
+        }
+    prompt = "/" + name + c.pick(HOOK_SEPARATORS) + text if c.chance(85) else text
+    if harness == "claude-code":
+        return {**common, "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    return {  # exactly the eight fields of Codex's published input schema
+        **common,
+        "turn_id": "t-1",
+        "model": "gpt-5-codex",
+        "transcript_path": None if c.chance(30) else "/tmp/t.jsonl",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+
+
+def _hook_json(c, event: dict) -> bytes:
+    import json
+
+    if c.chance(15):
+        event = {**event, "prompt_id": "p-1", "future": [1, {"a": None}, -2.5e3, True]}
+    if c.chance(30):
+        items = list(event.items())
+        items.reverse()
+        event = dict(items)
+    has_surrogate = any("\ud800" <= ch <= "\udfff" for v in event.values() if isinstance(v, str) for ch in v)
+    text = json.dumps(event, ensure_ascii=has_surrogate or c.chance(30))
+    if not c.chance(10):
+        return text.encode("utf-8")
+    breakage = c.pick(HOOK_BREAKAGES)
+    if breakage == "truncate":
+        text = text[: c.below(len(text))]
+    elif breakage == "duplicate":
+        text = text[:-1] + ', "hook_event_name": "UserPromptSubmit"}'
+    elif breakage == "trailing-comma":
+        text = text[:-1] + ",}"
+    elif breakage == "bom":
+        text = "\ufeff" + text
+    elif breakage == "nan":
+        text = text[:-1] + ', "n": NaN}'
+    elif breakage == "array":
+        text = "[" + text + "]"
+    else:
+        text = text.replace('"hook_event_name"', '"hook_event_name": 1, "was"', 1)
+    return text.encode("utf-8", "surrogatepass")
+
+
+@st.composite
+def hook_examples(draw) -> Tuple[List[bytes], Optional[dict], bytes]:
+    """Hypothesis strategy: (argv after ``hook``, config spec or None, the event on standard input)."""
+    c = DrawChooser(draw)
+    harness = "claude-code" if c.chance(60) else "codex"
+    argv = [harness.encode()]
+    config = config_spec(c) if c.chance(35) else None
+    if config is not None:
+        argv += [b"--config-path", b"{config}"] if c.chance(50) else [b"--config-path={config}"]
+    if c.chance(10):
+        argv += [b"--workflow", c.pick((b"build", b"ship", b"Build"))]
+    if c.chance(3):
+        argv.append(c.pick((b"--stdin", b"--", b"--config-path")))
+    return argv, config, _hook_json(c, _hook_event(c, harness, _hook_text(c)))

@@ -30,6 +30,7 @@ BUDGET = {
     "stdin": (15, 20240507),
     "persist": (40, 20240509),
     "resume": (20, 20240510),
+    "hook": (25, 20240511),
 }
 
 
@@ -232,3 +233,27 @@ def test_argv_and_config_generators_reach_every_form() -> None:
         equals += any(item.startswith(b"--config-path=") for item in items)
     assert types == set(gen.CONFIG_TYPES)
     assert trailing and relative and equals
+
+
+def test_hook_examples_reach_every_answer() -> None:
+    """The hook kind's events reach each answer of K3-K8 (decided in-process by the Python hook)."""
+    from hypothesis import given
+    from hypothesis import settings as hsettings
+    from sage_flags import hook
+
+    seen = set()
+
+    @hsettings(max_examples=400, database=None, deadline=None)
+    @given(gen.hook_examples())
+    def collect(example) -> None:
+        argv, _config, event = example
+        try:
+            harness, _path, workflows = hook._options(argv)
+            out = hook.answer(hook.parse_event(event), harness, None, workflows)
+        except hook.HookFailure:
+            seen.add("fails open")
+            return
+        seen.add("nothing" if not out else "block" if out.startswith(b'{"decision"') else "context")
+
+    collect()
+    assert seen == {"fails open", "nothing", "block", "context"}

@@ -80,8 +80,8 @@ def _too_deep(value: "Any") -> bool:
     return any(isinstance(item, (dict, list)) for item in level)
 
 
-def read_event() -> dict:
-    """K2: one JSON object (RFC 8259, UTF-8) from standard input."""
+def read_stdin() -> bytes:
+    """K2: standard input's bytes, at most EVENT_LIMIT (never read from a terminal)."""
     if os.isatty(0):
         raise HookFailure("standard input is a terminal, not a hook event")
     chunks = []
@@ -97,8 +97,13 @@ def read_event() -> dict:
         raise HookFailure("cannot read standard input") from None
     if size > EVENT_LIMIT:
         raise HookFailure("the event exceeds %d bytes" % EVENT_LIMIT)
+    return b"".join(chunks)
+
+
+def parse_event(data: bytes) -> dict:
+    """K2: one JSON object (RFC 8259, UTF-8), no key twice, at most DEPTH_LIMIT levels deep."""
     try:
-        text = b"".join(chunks).decode("utf-8")
+        text = data.decode("utf-8")
         event = json.loads(
             text,
             object_pairs_hook=_no_duplicates,
@@ -224,7 +229,7 @@ def run_hook(items: "Sequence[bytes]") -> int:
 
     try:
         harness, config_path, workflows = _options(items)
-        out = answer(read_event(), harness, config_path, workflows)
+        out = answer(parse_event(read_stdin()), harness, config_path, workflows)
     except HookFailure as failure:
         sys.stderr.write("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % failure)
         return FAIL_OPEN
