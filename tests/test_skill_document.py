@@ -8,6 +8,8 @@ quoted; the old path a redirect; and the exposure README documents, done in a te
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -139,6 +141,30 @@ def test_the_hook_label_is_the_generated_constant() -> None:
     assert SKILL_MD.read_text(encoding="utf-8").count(HOOK_LABEL) == 1
 
 
+@pytest.mark.skipif(importlib.util.find_spec("sage_flags.hook") is None, reason="needs branch hook (issue 28)")
+def test_the_body_describes_the_hooks_context_as_the_hook_writes_it(tmp_path: Path) -> None:
+    """Section 1's reading of the context: the label, /WORKFLOW, length and SHA-256, then parse's line (K5)."""
+    text = "--autonomous Ship it!"
+    event = {
+        "hook_event_name": "UserPromptExpansion",
+        "command_name": "build",
+        "command_args": text,
+        "command_source": "project",
+        "expansion_type": "slash_command",
+        "prompt": "/build " + text,
+        "cwd": str(tmp_path),
+        "session_id": "s",
+    }
+    hook = [PYTHON, "-m", "sage_flags", "hook", "claude-code"]
+    done = subprocess.run(hook, input=json.dumps(event).encode(), capture_output=True, cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    first, second = context.split("\n")[:2]
+    assert first.startswith(f"{HOOK_LABEL} for /build ") and "21 bytes" in first and "SHA-256" in first
+    parsed = subprocess.run([PYTHON, "-m", "sage_flags", "parse", "--stdin"], input=text.encode(), capture_output=True)
+    assert (second + "\n").encode() == parsed.stdout
+
+
 def test_every_reference_is_named_from_the_body_with_when_to_read_it() -> None:
     _, body = split_frontmatter(SKILL_MD.read_text(encoding="utf-8"))
     references = [path for path in skill_files()[1:]]
@@ -153,6 +179,27 @@ def test_every_reference_is_named_from_the_body_with_when_to_read_it() -> None:
     for path in references:
         text = path.read_text(encoding="utf-8")
         assert [other.name for other in references if other.name in text] == [], path.name
+
+
+def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> None:
+    """An agent with no program gives the same JSON: E1-E4 as the reference spells them, C5's six characters."""
+    from sage_flags import reference
+
+    for prose in (SKILL_DIR / "references" / "prose-rules.md", sage_1_3_skill.parent / "references" / "prose-rules.md"):
+        text = prose.read_text(encoding="utf-8")
+        flags = re.search(r"Supported flags: ([^.]*)\.", text).group(1)
+        expected = [
+            reference.E1.replace(reference.SUPPORTED_FLAGS, flags),
+            "Flag '{flag}' takes no value (got '{token}').",
+            reference.E3.format(key="<key>", name="<name>"),
+            reference.E4,
+            "space, tab, LF, VT, FF and CR (C5)",
+            "Deterministic parsers unavailable",
+        ]
+        assert [m for m in expected if m not in text] == [], prose
+    assert reference.E1 in (SKILL_DIR / "references" / "prose-rules.md").read_text(encoding="utf-8")
+    copy = (sage_1_3_skill.parent / "references" / "prose-rules.md").read_text(encoding="utf-8")
+    assert "--parallel takes a lane count of 1 or more" in copy and "Only --parallel=N takes a value." in copy
 
 
 def test_the_old_path_points_to_the_skill() -> None:
