@@ -202,6 +202,17 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
     assert "--parallel takes a lane count of 1 or more" in copy and "Only --parallel=N takes a value." in copy
 
 
+@pytest.mark.parametrize("vocabulary", ["default", "sage-1.3"])
+def test_the_bodys_key_list_is_the_parse_lines(vocabulary: str, sage_1_3_skill: Path) -> None:
+    """The generated `json-keys` line names the keys parse prints, in its order (C16, V1), for each vocabulary."""
+    skill, python = (SKILL_MD, ROOT / "python") if vocabulary == "default" else (sage_1_3_skill, BUILD_1_3 / "python")
+    code = "import json; from sage_flags import reference; print(json.dumps(list(reference.parse('x').to_dict())))"
+    env = {"PYTHONPATH": str(python), "SAGE_FLAGS_BACKEND": "python"}
+    done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, check=True)
+    listed = re.search(r"^The keys, in this order: (.*)\.$", skill.read_text(encoding="utf-8"), re.M).group(1)
+    assert re.findall(r"`([a-z_]+)`", listed) == json.loads(done.stdout)
+
+
 def test_the_old_path_points_to_the_skill() -> None:
     text = OLD_PATH.read_text(encoding="utf-8")
     assert not text.startswith("---"), "not a skill of its own"
