@@ -27,7 +27,7 @@ TEST_TARGETS :=
 include $(sort $(wildcard mk/*.mk))
 
 help:  ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
 $(VENV)/.tools: requirements-dev.txt
 	$(SYSTEM_PYTHON) -m venv $(VENV)
