@@ -30,7 +30,8 @@ CITATION = re.compile(rf"(?<![\w+/])(?<!noqa: )({RULE})(?!\w|\.\d)(?! control)")
 RANGE = re.compile(rf"(?<![\w+/])([{PREFIXES}])(\d+) ?(?:-|\.\.|–) ?\1(\d+)\b")
 # A citation that names its file: `docs/SPEC.md D27.1`, `(docs/IMPLEMENTATION.md K3, K5)`, `SPEC.md, C1-C21`.
 NAMED = re.compile(rf"\b((?:SPEC|IMPLEMENTATION)\.md)[ ,(]+((?:{RULE})(?:(?: ?(?:-|\.\.|–|,|and) ?){RULE})*)")
-SKIP_DIRS = {".git", ".venv", "target", "build", "dist", "_vendor", "__pycache__", ".hypothesis", ".pytest_cache"}
+SKIP_DIRS = {".git", ".venv", "target", "build", "dist", "_vendor", "__pycache__", "failures", "node_modules"}
+SKIP_DIRS |= {".hypothesis", ".pytest_cache", ".ruff_cache"}  # tool caches; parity/failures: the fuzzer's finds
 TEXT_SUFFIXES = {".md", ".sh", ".py", ".rs", ".toml", ".yml", ".yaml", ".mk", ".json", ".txt", ""}
 
 Citation = Tuple[str, int, str]  # file, line, rule
