@@ -742,9 +742,10 @@ def usable_locales() -> Tuple[str, ...]:
     return tuple(usable)
 
 
-# A BASH_ENV file of a user who customises non-interactive shells (docs/SPEC.md H2-H4): it prints nothing (what it
-# prints, a direct bash call prints too: H4) but takes over builtins, `.`, `[` and `:`, sets options, traps and
-# aliases. Options and traps first, then functions, then aliases: each takes over the file's own lines below it.
+# A BASH_ENV file of a user who customises non-interactive shells (docs/SPEC.md H2-H4): it prints
+# nothing (what it prints, a direct bash call prints too: H4) but takes over builtins, `.`, `[` and `:`, sets
+# options, traps and aliases. Options and traps first, then functions, then aliases: each takes over the
+# file's own lines below it.
 HIJACKED_BUILTINS = ("printf", "read", "set", "unset", "shopt", "local", "return", "test", "echo", "trap", "enable")
 HOSTILE_BASH_ENV = (
     "shopt -s expand_aliases nocasematch extglob nullglob failglob dotglob xpg_echo\n"

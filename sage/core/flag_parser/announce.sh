@@ -109,7 +109,7 @@ sage_flags__safe_slices() {
         c=${s:off:size}
         len=${#c}
         # Never cut inside a character that may need an escape (2 or 3 bytes; lead bytes
-        # C2, D8, E2 are never continuation bytes: the text is valid UTF-8).
+        # 0xc2, 0xd8, 0xe2 are never continuation bytes: the text is valid UTF-8).
         extra=0
         case $c in
             *$'\xe2') extra=2 ;;
