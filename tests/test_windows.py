@@ -1,10 +1,9 @@
 """Windows-safe by construction (issue 12), proven here without Windows.
 
 Every vector (parse, batch, announce, persist, resume), a few hook vectors and every config explain report runs
-in-process in a
-simulated Windows (tests/windows_sim.py: the Unix-only names of ``os`` removed, ``os.name`` "nt",
-``sys.platform`` "win32", text-mode opens, ``os.kill`` and ``os.rename`` over a file watched) and must give the
-same bytes as on POSIX; both backends. The vectors Windows cannot express (a FIFO) are left out by name.
+in-process in a simulated Windows (tests/windows_sim.py: the Unix-only names of ``os`` removed, ``os.name``
+"nt", ``sys.platform`` "win32", text-mode opens, ``os.kill`` and ``os.rename`` over a file watched) and must
+give the same bytes as on POSIX; both backends. The vectors Windows cannot express (a FIFO) are left out by name.
 A static check makes sure no Unix-only name of ``os`` is used without a fallback, wherever the code runs.
 """
 
