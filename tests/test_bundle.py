@@ -13,6 +13,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -34,6 +35,9 @@ from skill_files import SKILL_DIR, skill_files
 from skills_ref.validator import validate
 
 from parity.layers import COMMANDS, ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import generate
 
 VENDOR = "sage/core/flag_parser/_vendor/sage_flags/"
 
@@ -159,6 +163,16 @@ def test_bundle_ships_the_skill(project: Path) -> None:
     shipped = {p.relative_to(skill): p.read_bytes() for p in skill.rglob("*") if p.is_file()}
     assert shipped == {p.relative_to(SKILL_DIR): p.read_bytes() for p in skill_files()}
     assert validate(skill) == []
+
+
+def test_bundle_ships_the_hook_files(project: Path) -> None:
+    """SPEC K9: a project that vendors the bundle has every hook file tools/generate.py writes, and no other,
+    byte for byte as in the repository."""
+    generated = sorted(name for name in generate.WHOLE_FILES if name.startswith(generate.HOOK_DIR + "/"))
+    assert len(generated) == 4, generated
+    unpacked = project / generate.HOOK_DIR
+    shipped = {p.relative_to(project).as_posix(): p.read_bytes() for p in unpacked.rglob("*") if p.is_file()}
+    assert shipped == {name: (ROOT / name).read_bytes() for name in generated}
 
 
 # Issue 24 items 4, 6, 7, 8: what unpacking touches, old interpreters, a ':' in the path, no __pycache__.

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import generate
 
 HARNESS_DIR = ROOT.parent / "shared" / "harness"
-HOOK_FILES = ROOT / "sage" / "hooks"
+HOOK_FILES = ROOT / generate.HOOK_DIR
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
 LAYERS = available_layers("hook")
 REFERENCE = next(layer for layer in available_layers("parse") if layer.name == "module-pure")

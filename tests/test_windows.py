@@ -1,9 +1,9 @@
 """Windows-safe by construction (issue 12), proven here without Windows.
 
-Every vector (parse, batch, announce, persist, resume) and every config explain report runs in-process in a
-simulated Windows (tests/windows_sim.py: the Unix-only names of ``os`` removed, ``os.name`` "nt",
-``sys.platform`` "win32", text-mode opens, ``os.kill`` and ``os.rename`` over a file watched) and must give the
-same bytes as on POSIX; both backends. The vectors Windows cannot express (a FIFO) are left out by name.
+Every vector (parse, batch, announce, persist, resume), a few hook vectors and every config explain report runs
+in-process in a simulated Windows (tests/windows_sim.py: the Unix-only names of ``os`` removed, ``os.name``
+"nt", ``sys.platform`` "win32", text-mode opens, ``os.kill`` and ``os.rename`` over a file watched) and must
+give the same bytes as on POSIX; both backends. The vectors Windows cannot express (a FIFO) are left out by name.
 A static check makes sure no Unix-only name of ``os`` is used without a fallback, wherever the code runs.
 """
 
@@ -102,6 +102,29 @@ PER_COMMAND = [v for v in vectors.load_all() if v.command in ("parse", "batch", 
 def test_vector_on_windows(windows: WindowsLayer, vector: vectors.Vector, tmp_path: Path) -> None:
     skip_what_windows_lacks(vector)
     result = windows.run(vector.command, vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
+    vectors.assert_matches(vector, result, f"{windows.name} {vector.name}")
+
+
+# A few hook vectors (SPEC K10: the hook's bytes are the same on Windows), one of each kind of answer: a clean
+# parse for each harness and event, silence, a block, the cap, a config, CRLF and NUL in the text, fail-open.
+HOOK_ON_WINDOWS = (
+    "hook-claude-expansion-clean",
+    "hook-claude-submit-clean",
+    "hook-codex-clean",
+    "hook-claude-submit-plain-prompt",
+    "hook-e2-blocks",
+    "hook-cap-long-goal",
+    "hook-config-negated-by-flag",
+    "hook-hostile-crlf",
+    "hook-nul-is-e4",
+    "hook-fails-open-malformed-json",
+)
+
+
+@pytest.mark.parametrize("name", HOOK_ON_WINDOWS)
+def test_hook_vector_on_windows(windows: WindowsLayer, name: str, tmp_path: Path) -> None:
+    (vector,) = [v for v in vectors.load_all("hook") if v.name == name]
+    result = windows.run("hook", vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
     vectors.assert_matches(vector, result, f"{windows.name} {vector.name}")
 
 

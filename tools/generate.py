@@ -364,19 +364,23 @@ PROJECT_LAUNCHER = "${CLAUDE_PROJECT_DIR}/sage/bin/sage-flags"
 PLUGIN_LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/sage/bin/sage-flags"
 # Codex runs a command hook through its shell, in the session's working directory (the project's root).
 CODEX_COMMAND = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
+# Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (docs/SPEC.md K9, D26).
+HOOK_DIR = "sage/core/flag_parser/hooks"
 
 WHOLE_FILES: Dict[str, Callable[[Vocabulary], str]] = {
     "python/sage_flags/_vocab.py": python_vocab,
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
     # The files a user installs (docs/SPEC.md K9): one event per Claude Code file, never both.
-    "sage/hooks/claude-code/hooks.json": _hooks_file(
+    f"{HOOK_DIR}/claude-code/hooks.json": _hooks_file(
         "UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows"
     ),
-    "sage/hooks/claude-code/settings.json": _hooks_file(
+    f"{HOOK_DIR}/claude-code/settings.json": _hooks_file(
         "UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows"
     ),
-    "sage/hooks/claude-code/settings-submit.json": _hooks_file("UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER)),
-    "sage/hooks/codex/hooks.json": _hooks_file("UserPromptSubmit", {"command": CODEX_COMMAND}),
+    f"{HOOK_DIR}/claude-code/settings-submit.json": _hooks_file(
+        "UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER)
+    ),
+    f"{HOOK_DIR}/codex/hooks.json": _hooks_file("UserPromptSubmit", {"command": CODEX_COMMAND}),
 }
 BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
     "flag-table": flag_table,

@@ -41,9 +41,9 @@ SKILL_LINK = ".claude/skills/flag-parser"  # README: how a project exposes it to
 # the documented alternative for versions without that event (UserPromptSubmit), and the hooks.json fragment of
 # a plugin named sage (Sage's own install path: commands /sage:build, sage/ in the plugin's root).
 SHIPPED_HOOKS = {
-    "settings": "sage/hooks/claude-code/settings.json",
-    "submit": "sage/hooks/claude-code/settings-submit.json",
-    "plugin": "sage/hooks/claude-code/hooks.json",
+    "settings": "sage/core/flag_parser/hooks/claude-code/settings.json",
+    "submit": "sage/core/flag_parser/hooks/claude-code/settings-submit.json",
+    "plugin": "sage/core/flag_parser/hooks/claude-code/hooks.json",
 }
 NOT_LOGGED_IN = "Not logged in · Please run /login"
 CONFIG = "quality_locked: true\n"
