@@ -50,14 +50,14 @@ from parity.vectors import CONFIG_PLACEHOLDER, Vector, cannot_run_here, split_ar
 FAILURES_DIR = ROOT / "parity" / "failures"
 PROCESS_TIMEOUT = 30.0
 # C16 and V7: the keys, in order.
-NUMBER_FIELDS = tuple(row[1] for row in VALUE_MODES)
-NOTE_FIELDS = tuple(row[2] for row in VALUE_MODES)
+NUMBER_FIELDS = tuple(row.field for row in VALUE_MODES)
+NOTE_FIELDS = tuple(row.note_field for row in VALUE_MODES)
 KEYS = (
     *(k for k, _ in MODES),
     "goal",
     "error",
     *(k + "_source" for k, _ in MODES),
-    *(field for row in VALUE_MODES for field in row[1:3]),
+    *(field for row in VALUE_MODES for field in (row.field, row.note_field)),
 )
 SOURCES = (None, "flag", "config")
 
