@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
     from typing import Dict, List, Mapping, Optional, Tuple, Union
 
+    from sage_flags._vocab import ValueMode
+
     _PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None]
 
 __all__ = ["ParseResult", "load_defaults", "parse"]
@@ -32,8 +34,11 @@ for _key, _name in MODES:
     _FLAG_TABLE["--" + _name] = (_key, True)
     _FLAG_TABLE["--no-" + _name] = (_key, False)
 _NAME_OF = dict(MODES)
-# V2: "--name" of a mode that takes a value -> (mode key, its VALUE_MODES row)
-_VALUE_TABLE = {"--" + MODES[row[0]][1]: (MODES[row[0]][0], row) for row in VALUE_MODES}
+# V2: "--name" of a mode that takes a value -> (mode key, its ValueMode)
+_VALUE_TABLE: "Dict[str, Tuple[str, ValueMode]]" = {}
+for _spec in VALUE_MODES:
+    _key, _name = MODES[_spec.mode]
+    _VALUE_TABLE["--" + _name] = (_key, _spec)
 
 E1 = "Unknown flag '{token}'. Supported flags: " + SUPPORTED_FLAGS + "."
 E1_SUGGESTION = " Did you mean '--{form}'?"
@@ -65,16 +70,30 @@ def _json_value(value: "Union[str, bool, int, None]") -> str:
     return _json_string(value)
 
 
+# C16 and V7: every field's name, in the order of the JSON line.
+FIELDS = (
+    *(key for key, _ in MODES),
+    "goal",
+    "error",
+    *(key + "_source" for key, _ in MODES),
+    *(name for spec in VALUE_MODES for name in (spec.field, spec.note_field)),
+)
+_ERROR = FIELDS.index("error")
+
+
 class ParseResult:
     """The outcome of one parse: modes, their sources, the goal, or an error.
 
-    Immutable. Fields follow C16: one ``<key>`` and one ``<key>_source`` per
-    mode, ``goal`` and ``error``; then, for each mode that takes a value (V7),
-    its number and its note (``values`` maps those field names to them).
+    Immutable: each field is a read-only property. Fields follow C16: one
+    ``<key>`` and one ``<key>_source`` per mode, ``goal`` and ``error``; then,
+    for each mode that takes a value (V7), its number and its note (``values``
+    maps those field names to them). Both backends return this class
+    (docs/SPEC.md D23).
     """
 
-    __slots__ = ("_fields",)
-    _fields: "Tuple[Tuple[str, Union[str, bool, int, None]], ...]"
+    __slots__ = ("_fields", "_line")
+    _fields: "Tuple[Union[str, bool, int, None], ...]"  # the values, in FIELDS order
+    _line: "Optional[str]"  # the JSON line the compiled core wrote; None: to_json writes it
 
     def __init__(
         self,
@@ -84,28 +103,13 @@ class ParseResult:
         error: "Optional[str]" = None,
         values: "Optional[Mapping[str, Union[int, str, None]]]" = None,
     ) -> None:
-        fields: "List[Tuple[str, Union[str, bool, int, None]]]" = [
-            (key, bool(modes.get(key, False))) for key, _ in MODES
-        ]
-        fields.append(("goal", goal))
-        fields.append(("error", error))
-        fields.extend((key + "_source", sources.get(key)) for key, _ in MODES)
-        for row in VALUE_MODES:
-            fields.append((row[1], int((values or {}).get(row[1]) or 0)))
-            fields.append((row[2], (values or {}).get(row[2])))
-        object.__setattr__(self, "_fields", tuple(fields))
-
-    def __getattr__(self, name: str) -> "Union[str, bool, int, None]":
-        for key, value in object.__getattribute__(self, "_fields"):
-            if key == name:
-                return value
-        raise AttributeError(name)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("ParseResult is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("ParseResult is immutable")
+        fields: "List[Union[str, bool, int, None]]" = [bool(modes.get(key, False)) for key, _ in MODES]
+        fields += (goal, error)
+        fields += (sources.get(key) for key, _ in MODES)
+        for spec in VALUE_MODES:
+            fields += (int((values or {}).get(spec.field) or 0), (values or {}).get(spec.note_field))
+        self._fields = tuple(fields)
+        self._line = None
 
     def __eq__(self, other: object) -> bool:
         to_dict = getattr(other, "to_dict", None)
@@ -117,20 +121,41 @@ class ParseResult:
         return hash(self._fields)
 
     def __repr__(self) -> str:
-        inner = ", ".join("%s=%r" % kv for kv in self._fields)
+        inner = ", ".join("%s=%r" % kv for kv in zip(FIELDS, self._fields))
         return "ParseResult(%s)" % inner
 
     @property
     def ok(self) -> bool:
-        return self._fields[len(MODES) + 1][1] is None
+        return self._fields[_ERROR] is None
 
     def to_dict(self) -> "Dict[str, Union[str, bool, int, None]]":
         """The six (or more) fields, keys in C16 order."""
-        return dict(self._fields)
+        return dict(zip(FIELDS, self._fields))
 
     def to_json(self) -> str:
         """The exact C16/C17 line, without the trailing newline."""
-        return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in self._fields) + "}"
+        if self._line is not None:
+            return self._line
+        return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in zip(FIELDS, self._fields)) + "}"
+
+
+def _field(index: int) -> property:
+    return property(lambda self: self._fields[index], doc="The field %s (C16, V7)." % FIELDS[index])
+
+
+# The fields' names come from the vocabulary: one read-only property each, made once at import.
+for _index, _name in enumerate(FIELDS):
+    setattr(ParseResult, _name, _field(_index))
+_new = object.__new__
+
+
+def _from_core(fields: "Tuple[Union[str, bool, int, None], ...]", line: str) -> ParseResult:
+    """The compiled core's result (sage_flags._native): its field values in FIELDS order and the JSON line it
+    wrote, taken as they are (no check, no copy), so that equality, hashing, repr and to_json are this class's."""
+    result = _new(ParseResult)
+    result._fields = fields
+    result._line = line
+    return result
 
 
 # docs/SPEC.md S1-S7: the suggestion in E1.
@@ -190,6 +215,10 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
     """Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15)."""
     if arguments is None:  # C10: None means the empty string
         arguments = ""
+    elif type(arguments) is not str:  # D23: as the compiled core, a str subclass is read as its characters only
+        if not isinstance(arguments, str):
+            raise TypeError("arguments must be str or None")
+        arguments = str.__str__(arguments)
     try:
         arguments.encode("utf-8")
     except UnicodeEncodeError:  # C10: a lone surrogate is not text
@@ -217,11 +246,12 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             equals = token.find("=")
             before = token[:equals] if equals >= 0 else None
             if before in _VALUE_TABLE:  # V2: --name=N of a mode that takes a value
-                key, row = _VALUE_TABLE[before]
+                key, spec = _VALUE_TABLE[before]
                 value = token[equals + 1 :]
-                digits = _number(value, row[6])
+                digits = _number(value, spec.minimum)
                 if digits is None:
-                    return _error(E5.format(name=_NAME_OF[key], value_name=row[3], minimum=row[6], value=value))
+                    minimum = spec.minimum
+                    return _error(E5.format(name=_NAME_OF[key], value_name=spec.name, minimum=minimum, value=value))
                 given.setdefault(key, digits)
                 flag = (key, True)
             elif before in _FLAG_TABLE:
@@ -243,18 +273,18 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             modes[key] = True
             sources[key] = "config"
     values: Dict[str, Union[int, str, None]] = {}
-    for row in VALUE_MODES:  # V4, V5
-        key, name = MODES[row[0]]
+    for spec in VALUE_MODES:  # V4, V5
+        key, name = MODES[spec.mode]
         if not modes.get(key):
             continue
         digits = given.get(key)
         if digits is None:
-            values[row[1]] = row[5]
-        elif _below(str(row[7]), digits):
-            values[row[1]] = row[7]
-            values[row[2]] = NOTE.format(name=name, number=digits, cap=row[7])
+            values[spec.field] = spec.default
+        elif _below(str(spec.cap), digits):
+            values[spec.field] = spec.cap
+            values[spec.note_field] = NOTE.format(name=name, number=digits, cap=spec.cap)
         else:
-            values[row[1]] = int(digits)
+            values[spec.field] = int(digits)
     return ParseResult(modes, sources, text[pos:], None, values)
 
 
