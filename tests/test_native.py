@@ -77,7 +77,7 @@ def test_parse_vector_in_process(vector: vectors.Vector, tmp_path: Path) -> None
         pytest.skip("usage error: decided by argv handling, before the core (covered by the CLI layers)")
     if vector.stdin or b"--stdin" in vector.argv:
         pytest.skip("ARGUMENTS on standard input (I1-I6): read by the command line (covered by the CLI layers)")
-    operands, config = vectors.split_argv(tuple(vector.materialise(tmp_path)))
+    operands, config, _ = vectors.split_argv(vector.materialise(tmp_path))
     defaults = native.load_defaults(config)
     assert defaults == reference.load_defaults(config)
     result = native.parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
