@@ -50,14 +50,14 @@ from parity.vectors import CONFIG_PLACEHOLDER, Vector, cannot_run_here, split_ar
 FAILURES_DIR = ROOT / "parity" / "failures"
 PROCESS_TIMEOUT = 30.0
 # C16 and V7: the keys, in order.
-NUMBER_FIELDS = tuple(row[1] for row in VALUE_MODES)
-NOTE_FIELDS = tuple(row[2] for row in VALUE_MODES)
+NUMBER_FIELDS = tuple(row.field for row in VALUE_MODES)
+NOTE_FIELDS = tuple(row.note_field for row in VALUE_MODES)
 KEYS = (
     *(k for k, _ in MODES),
     "goal",
     "error",
     *(k + "_source" for k, _ in MODES),
-    *(field for row in VALUE_MODES for field in row[1:3]),
+    *(field for row in VALUE_MODES for field in (row.field, row.note_field)),
 )
 SOURCES = (None, "flag", "config")
 
@@ -131,32 +131,9 @@ def _records(stdin: bytes) -> List[bytes]:
 STDIN_LIMIT = 262144  # I4
 
 
-def stdin_split(argv: Sequence[bytes]) -> Tuple[List[bytes], Optional[bytes], bool]:
-    """C1 with I1 (parse, announce, resume), written again on purpose: operands, config path, --stdin given."""
-    kept: List[bytes] = []
-    from_stdin = False
-    i = 0
-    while i < len(argv):
-        item = argv[i]
-        if item == b"--":
-            kept += argv[i:]
-            break
-        if item == b"--config-path":  # its value is never the switch
-            kept += argv[i : i + 2]
-            i += 2
-            continue
-        if item == b"--stdin":
-            from_stdin = True
-        else:
-            kept.append(item)
-        i += 1
-    operands, config = split_argv(tuple(kept))
-    return operands, config, from_stdin
-
-
 def parse_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outcome:
     try:
-        operands, config, from_stdin = stdin_split(argv)
+        operands, config, from_stdin = split_argv(argv, stdin_switch=True)
     except ValueError:  # C3
         return Outcome(b"", 2)
     arguments = b" ".join(operands)  # C2
@@ -171,7 +148,7 @@ def parse_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outco
 
 def batch_oracle(backend: Backend, argv: Sequence[bytes], stdin: bytes) -> Outcome:
     try:
-        operands, config = split_argv(tuple(argv))
+        operands, config, _ = split_argv(argv)
     except ValueError:
         return Outcome(b"", 2)
     if operands:  # records come on stdin; the reference refuses operands (usage error)
@@ -789,7 +766,7 @@ def run_stdin(argv: List[bytes], config: Optional[dict], ending: bytes) -> None:
     status, in every layer."""
     operand_form = check_agreement("parse", argv, config=config, kind="parse argv")
     try:
-        operands, config_path, from_stdin = stdin_split(argv)
+        operands, config_path, from_stdin = split_argv(argv, stdin_switch=True)
     except ValueError:  # C3: no ARGUMENTS to hand over
         return
     if from_stdin or operand_form.status == 2:

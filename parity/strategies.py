@@ -396,7 +396,7 @@ def number_flag(c) -> str:
     """`--name=VALUE` for a mode that takes a value (V2-V5): a number in range, the minimum, the cap, just above it
     (clamped, with a note), far above, leading zeros, dozens of digits, or a VALUE that is no number (E5)."""
     row = c.pick(VALUE_MODES)
-    minimum, cap = row[6], row[7]
+    minimum, cap = row.minimum, row.cap
     kind = c.pick(_NUMBER_KINDS)
     if kind == "in-range":
         value = str(minimum + c.below(cap - minimum + 1))
@@ -410,7 +410,7 @@ def number_flag(c) -> str:
         value = "".join(c.pick("0123456789") for _ in range(10 + c.below(60)))
     else:
         value = c.pick(BAD_VALUES) if c.chance(80) else free_text(c).replace(" ", "")
-    return "--%s=%s" % (MODES[row[0]][1], value)
+    return "--%s=%s" % (MODES[row.mode][1], value)
 
 
 _NUMBER_KINDS = weights((4, "in-range"), (3, "edge"), (2, "above"), (2, "zeros"), (1, "digits"), (3, "bad"))

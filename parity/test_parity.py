@@ -212,7 +212,7 @@ def test_number_flags_reach_every_outcome() -> None:
         result = reference.parse(token + " goal").to_dict()
         if result["error"] is not None:
             outcomes.add("error")
-        elif any(result[row[2]] is not None for row in gen.VALUE_MODES):
+        elif any(result[row.note_field] is not None for row in gen.VALUE_MODES):
             outcomes.add("clamped")
         else:
             outcomes.add("kept")

@@ -54,7 +54,7 @@ def _as_record(vector: vectors.Vector, tmp_path: Path):
     """A parse vector as a batch record: (batch argv, record) or None."""
     if vector.status == 2 or vector.env or vector.stdin or b"--stdin" in vector.argv:
         return None  # (ARGUMENTS on stdin, I1, are not operands)
-    operands, config = vectors.split_argv(tuple(vector.materialise(tmp_path)))
+    operands, config, _ = vectors.split_argv(vector.materialise(tmp_path))
     record = b" ".join(operands)
     if b"\0" in record:
         return None

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 if TYPE_CHECKING:
     from parity.layers import Layer
@@ -278,24 +278,32 @@ def check(layer: "Layer", vector: Vector, workdir: Path) -> None:
     assert_matches(vector, result, f"{layer.name} {vector.name}")
 
 
-def split_argv(items: Tuple[bytes, ...]) -> Tuple[List[bytes], Optional[bytes]]:
-    """C1, written again here on purpose: the runner must not trust the code under test."""
+def split_argv(items: Sequence[bytes], stdin_switch: bool = False) -> Tuple[List[bytes], Optional[bytes], bool]:
+    """C1 (and I1 with ``stdin_switch``: parse, announce, resume): operands, config path, whether --stdin was given.
+
+    The harness's one copy of C1, written again here on purpose: the runners must not trust the code under test.
+    ValueError for C3 (--config-path without its value).
+    """
     operands: List[bytes] = []
     config = None
+    from_stdin = False
     i = 0
     while i < len(items):
-        if items[i] == b"--":
+        item = items[i]
+        if item == b"--":
             operands += items[i + 1 :]
             break
-        if items[i] == b"--config-path":
+        if item == b"--config-path":  # its value is never the switch
             if i + 1 == len(items):
                 raise ValueError("C3")
             config = items[i + 1]
             i += 2
             continue
-        if items[i].startswith(b"--config-path="):
-            config = items[i][len(b"--config-path=") :]
+        if item.startswith(b"--config-path="):
+            config = item[len(b"--config-path=") :]
+        elif stdin_switch and item == b"--stdin":
+            from_stdin = True
         else:
-            operands.append(items[i])
+            operands.append(item)
         i += 1
-    return operands, config
+    return operands, config, from_stdin

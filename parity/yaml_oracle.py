@@ -67,7 +67,7 @@ def persisted_entries(line: bytes) -> Dict[str, object]:
     fields = json.loads(line)
     entries: Dict[str, object] = {key: fields[key] for key, _ in MODES}
     for row in VALUE_MODES:
-        entries[row[1]] = fields[row[1]]
+        entries[row.field] = fields[row.field]
     return entries
 
 

@@ -1,5 +1,10 @@
 """The compiled core (sage_flags._native) in-process, against the pure reference.
 
+Its results are the reference's own ParseResult (docs/SPEC.md D23), built from
+the core's fields and JSON line: what is checked here is that those values and
+bytes are the reference's, whatever the input, and that the module's functions
+take their arguments as the reference's do.
+
 `make setup` builds it (maturin develop), so it must be importable here: a
 missing native core is a failure, not a skip. Its command lines are covered by
 parity/test_vectors.py (the *-native layers) and tests/test_wheels.py.
@@ -21,7 +26,7 @@ import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import _native as native
-from sage_flags import reference
+from sage_flags import _result, reference
 from sage_flags._vocab import MODES
 
 from parity import vectors
@@ -72,7 +77,7 @@ def test_parse_vector_in_process(vector: vectors.Vector, tmp_path: Path) -> None
         pytest.skip("usage error: decided by argv handling, before the core (covered by the CLI layers)")
     if vector.stdin or b"--stdin" in vector.argv:
         pytest.skip("ARGUMENTS on standard input (I1-I6): read by the command line (covered by the CLI layers)")
-    operands, config = vectors.split_argv(tuple(vector.materialise(tmp_path)))
+    operands, config, _ = vectors.split_argv(vector.materialise(tmp_path))
     defaults = native.load_defaults(config)
     assert defaults == reference.load_defaults(config)
     result = native.parse(b" ".join(operands).decode("utf-8", "surrogateescape"), defaults)
@@ -130,10 +135,30 @@ def test_library_level_text(arguments: Optional[str]) -> None:  # C10
         assert native.parse(arguments).error == reference.E4
 
 
-def test_non_text_arguments_are_rejected() -> None:
-    for bad in (b"go", 3, ["go"]):
-        with pytest.raises(TypeError):
-            native.parse(bad)  # type: ignore[arg-type]
+def test_non_text_arguments_are_rejected_alike() -> None:  # D23
+    for bad in (b"go", 3, ["go"], bytearray(b"go")):
+        for backend in (native, reference):
+            with pytest.raises(TypeError, match=r"^arguments must be str or None$"):
+                backend.parse(bad)  # type: ignore[arg-type]
+
+
+class LoudStr(str):
+    """A str whose methods lie: both backends read its characters, never its methods."""
+
+    def strip(self, *args: object) -> str:  # type: ignore[override]
+        return "--autonomous lied"
+
+    def encode(self, *args: object, **kwargs: object) -> bytes:  # type: ignore[override]
+        raise UnicodeEncodeError("utf-8", "", 0, 1, "lied")
+
+    def __str__(self) -> str:
+        return "--quality-locked lied"
+
+
+def test_a_str_subclass_is_read_as_its_characters() -> None:  # D23
+    for text in ("--autonomous go", "  go  ", "--nope"):
+        assert_same(LoudStr(text))
+        assert native.parse(LoudStr(text)) == reference.parse(text)
 
 
 class CountingMapping(Mapping):
@@ -210,11 +235,22 @@ def test_result_is_immutable_hashable_and_constructible() -> None:
     assert result != "not a result" and result.__eq__(3) is NotImplemented
     modes = {"quality_locked": True, "autonomous": True}
     sources = {"quality_locked": "config", "autonomous": "flag"}
-    built = native.ParseResult(modes, sources, "go")
-    assert built == result == reference.ParseResult(modes, sources, "go")
-    assert native.ParseResult({}, {}, "", "E").to_json() == reference.ParseResult({}, {}, "", "E").to_json()
-    with pytest.raises(ValueError):
-        native.ParseResult({}, {"autonomous": "cli"})
+    assert native.ParseResult(modes, sources, "go") == result == reference.ParseResult(modes, sources, "go")
+
+
+def test_the_result_is_the_reference_class() -> None:  # D23: one class, so one __eq__, __hash__, repr, constructor
+    assert native.ParseResult is reference.ParseResult is sage_flags.ParseResult
+    for arguments in ("--autonomous go", "--nope", "\ud800", ""):
+        assert type(native.parse(arguments)) is reference.ParseResult
+
+
+def test_to_json_gives_the_line_the_core_wrote() -> None:
+    """The private path keeps the core's line as it is (no second rendering): a wrong line would show."""
+    fields = reference.parse("--autonomous go").to_dict()
+    carried = _result._from_core(tuple(fields.values()), "the core's line")
+    assert carried.to_json() == "the core's line"
+    assert carried == reference.parse("--autonomous go") and carried.goal == "go"
+    assert hash(carried) == hash(reference.parse("--autonomous go"))
 
 
 def test_load_defaults_path_types(tmp_path: Path) -> None:  # C11-C14
@@ -252,5 +288,6 @@ def test_stub_lists_the_module_api() -> None:
     stub = (ROOT / "python" / "sage_flags" / "_native.pyi").read_text(encoding="utf-8")
     public = {name for name in dir(native) if not name.startswith("_")}
     assert public == {"ParseResult", "load_defaults", "parse"}
-    for name in public:
-        assert re.search(r"^(def|class) %s\b" % name, stub, re.M), name
+    assert re.search(r"^from sage_flags\.reference import ParseResult as ParseResult$", stub, re.M)
+    for name in public - {"ParseResult"}:
+        assert re.search(r"^def %s\b" % name, stub, re.M), name

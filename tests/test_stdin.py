@@ -92,7 +92,7 @@ def test_stdin_gives_the_operands_bytes(layer: Layer, tmp_path: Path) -> None:
     for i, vector in enumerate(cases):
         work = tmp_path / str(i)
         work.mkdir()
-        operands, config = vectors.split_argv(tuple(vector.materialise(work)))
+        operands, config, _ = vectors.split_argv(vector.materialise(work))
         options = [b"--config-path", config] if config is not None else []
         done = layer.run("parse", [*options, b"--stdin"], stdin=b" ".join(operands) + b"\n")
         where = f"{layer.name} {vector.name}"

@@ -177,10 +177,35 @@ def suggest_limit(vocab: Vocabulary) -> int:
     return max(len(form) + max_edits(form) for form in suggestion_forms(vocab))
 
 
+# The Python twin of the Rust core's ValueMode (crates/sage-flags-core/src/lib.rs): a row read by name, whose
+# class costs one type at import and whose instances are as small as tuples.
+PYTHON_VALUE_MODE = '''
+
+class ValueMode:
+    """A mode's value (docs/SPEC.md V1): `--<name>=N`."""
+
+    __slots__ = ("cap", "default", "field", "metavar", "minimum", "mode", "name", "note_field")
+
+    def __init__(
+        self, mode: int, field: str, note_field: str, name: str, metavar: str, default: int, minimum: int, cap: int
+    ) -> None:
+        self.mode = mode  # the index of its mode in MODES
+        self.field = field  # the JSON key of the number
+        self.note_field = note_field  # the JSON key of the note
+        self.name = name  # the words for E5 (what a number of this mode counts)
+        self.metavar = metavar  # the placeholder in the flag lists (N)
+        self.default = default  # the number when the mode is on and no token gave one (V4)
+        self.minimum = minimum  # the smallest number a token may give (V2)
+        self.cap = cap  # the largest number; above it, clamped with a note (V5)
+
+
+'''
+
+
 def python_vocab(vocab: Vocabulary) -> str:
     rows = "".join(f"    ({key!r}, {name!r}),\n" for key, name in vocab.modes).replace("'", '"')
     value_rows = "".join(
-        f"    ({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
+        f"    ValueMode({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
         f"{v.default}, {v.minimum}, {v.cap}),\n"
         for v in vocab.values
     ).replace("'", '"')
@@ -188,9 +213,9 @@ def python_vocab(vocab: Vocabulary) -> str:
         f'"""The flag vocabulary: {HEADER}."""\n\n'
         "# (mode key, dashed flag name), in contract order.\n"
         f"MODES = (\n{rows})\n"
-        "# Modes that take a value (docs/SPEC.md V1-V8), in vocabulary order:\n"
-        "# (mode index, field, note field, value name, metavar, default, minimum, cap).\n"
-        f"VALUE_MODES = ({chr(10) + value_rows if value_rows else ''})\n"
+        f"{PYTHON_VALUE_MODE}"
+        "# Modes that take a value (docs/SPEC.md V1-V8), in vocabulary order.\n"
+        f'VALUE_MODES: "tuple[ValueMode, ...]" = ({chr(10) + value_rows if value_rows else ""})\n'
         f'SUPPORTED_FLAGS = "{supported_flags(vocab)}"\n'
         "# E2's last sentence: the flags that take a value (empty when none does).\n"
         f'E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'

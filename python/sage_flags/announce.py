@@ -54,7 +54,7 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
     if error is not None:
         return "Sage: " + terminal_safe(error) + "\n", PARSE_ERROR
     active = []
-    number_fields = {row[0]: row[1] for row in VALUE_MODES}
+    number_fields = {row.mode: row.field for row in VALUE_MODES}
     for index, (key, name) in enumerate(MODES):
         if getattr(result, key):  # the vocabulary decides which fields exist
             flag = "--" + name
@@ -67,7 +67,7 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
         text += " Modes: " + ", ".join(active)
     text += "\n"
     for row in VALUE_MODES:
-        note = getattr(result, row[2])
+        note = getattr(result, row.note_field)
         if note is not None:
             text += "Note: " + terminal_safe(note) + "\n"
     goal = result.goal

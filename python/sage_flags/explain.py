@@ -112,9 +112,10 @@ def _value_reasons(value: str, mode: str) -> "List[Finding]":
 
 # mode key -> how its number is set, for a config line that gives the number (docs/SPEC.md V1-V4)
 _TAKES_A_VALUE = {
-    MODES[row[0]][0]: "the config can only turn %s on, with the default %s %d; another %s comes from --%s=%s"
-    % (MODES[row[0]][0], row[3], row[5], row[3], MODES[row[0]][1], row[4])
+    key: "the config can only turn %s on, with the default %s %d; another %s comes from --%s=%s"
+    % (key, row.name, row.default, row.name, name, row.metavar)
     for row in VALUE_MODES
+    for key, name in [MODES[row.mode]]
 }
 
 

@@ -52,8 +52,8 @@ STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
 NOTE = "{flag} overrides {key}: {recorded} recorded in the manifest."
-# mode index -> its VALUE_MODES row (mode index, field, note field, value name, metavar, default, minimum, cap)
-_VALUE_OF = {row[0]: row for row in VALUE_MODES}
+# mode index -> its VALUE_MODES row (a ValueMode)
+_VALUE_OF = {row.mode: row for row in VALUE_MODES}
 
 
 class UnsafeManifest(Exception):
@@ -267,9 +267,9 @@ def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
             values[key] = token == b"true"
         row = _VALUE_OF.get(index)
         if row is not None:
-            number = token_of(row[1])
-            if number.isdigit() and len(number) <= 9 and row[6] <= int(number) <= row[7]:
-                values[row[1]] = int(number)
+            number = token_of(row.field)
+            if number.isdigit() and len(number) <= 9 and row.minimum <= int(number) <= row.cap:
+                values[row.field] = int(number)
     return values
 
 
@@ -280,7 +280,7 @@ def entries_to_write(values: "Dict[str, Union[bool, int]]") -> "List[Tuple[str, 
         entries.append((key, b"true" if values[key] else b"false"))
         row = _VALUE_OF.get(index)
         if row is not None:
-            entries.append((row[1], str(values[row[1]]).encode("ascii")))
+            entries.append((row.field, str(values[row.field]).encode("ascii")))
     return entries
 
 
@@ -354,7 +354,7 @@ def _render(pairs: "Sequence[Tuple[str, object]]") -> str:
 
 def _contract_keys() -> "List[str]":
     keys = [key for key, _ in MODES]
-    numbers = [field for row in VALUE_MODES for field in (row[1], row[2])]
+    numbers = [field for row in VALUE_MODES for field in (row.field, row.note_field)]
     return [*keys, "goal", "error"] + [key + "_source" for key in keys] + numbers
 
 
@@ -390,15 +390,16 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]],
             return None
         values[key] = value
     for row in VALUE_MODES:  # V4-V6: 0 and no note while off; minimum..cap while on; a note only at the cap
-        number, note = fields[row[1]], fields[row[2]]
+        number, note = fields[row.field], fields[row.note_field]
         if type(number) is not int or not (note is None or type(note) is str):
             return None
-        on = values[MODES[row[0]][0]]
-        if (not on and (number != 0 or note is not None)) or (on and not row[6] <= number <= row[7]):
+        mode_key, _ = MODES[row.mode]
+        on = values[mode_key]
+        if (not on and (number != 0 or note is not None)) or (on and not row.minimum <= number <= row.cap):
             return None
-        if note is not None and number != row[7]:
+        if note is not None and number != row.cap:
             return None
-        values[row[1]] = number
+        values[row.field] = number
     error, notes = fields["error"], fields.get("notes", [])
     if type(fields["goal"]) is not str or not (error is None or type(error) is str):
         return None
@@ -704,23 +705,23 @@ def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]"
     for index, (key, name) in enumerate(MODES):
         value, source = getattr(result, key), getattr(result, key + "_source")
         row = _VALUE_OF.get(index)
-        number, note = (getattr(result, row[1]), getattr(result, row[2])) if row else (0, None)
+        number, note = (getattr(result, row.field), getattr(result, row.note_field)) if row else (0, None)
         if not failed and key in recorded:
             if source == "flag":
                 if value != recorded[key]:  # R3: a note only when the flag changes the recorded value
                     flag = "--" + name if value else "--no-" + name
                     notes.append(NOTE.format(flag=flag, key=key, recorded="true" if recorded[key] else "false"))
-                elif row and value and row[1] in recorded and number != recorded[row[1]]:  # R3 for the number
+                elif row and value and row.field in recorded and number != recorded[row.field]:  # R3 for the number
                     flag = "--%s=%d" % (name, number)
-                    notes.append(NOTE.format(flag=flag, key=row[1], recorded=recorded[row[1]]))
+                    notes.append(NOTE.format(flag=flag, key=row.field, recorded=recorded[row.field]))
             else:
                 value, source = recorded[key], "manifest"
                 if row:  # R1: the number follows its mode
-                    number, note = (recorded.get(row[1], row[5]) if value else 0), None
+                    number, note = (recorded.get(row.field, row.default) if value else 0), None
         modes.append((key, value))
         sources.append((key + "_source", source))
         if row:
-            numbers += [(row[1], number), (row[2], note)]
+            numbers += [(row.field, number), (row.note_field, note)]
     return [*modes, ("goal", result.goal), ("error", result.error), *sources, *numbers, ("notes", notes)]
 
 

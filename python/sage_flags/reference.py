@@ -2,7 +2,8 @@
 
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
-stays cheap. docs/SPEC.md is the rule book; the
+stays cheap; its result class, ``ParseResult``, lives in ``sage_flags._result``,
+which the compiled core imports alone (docs/SPEC.md D23). docs/SPEC.md is the rule book; the
 comments cite its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the
 values' V1..V8).
 """
@@ -10,11 +11,14 @@ values' V1..V8).
 import os
 import stat
 
+from sage_flags._result import ParseResult
 from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS, VALUE_MODES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
-    from typing import Dict, List, Mapping, Optional, Tuple, Union
+    from typing import Dict, Mapping, Optional, Tuple, Union
+
+    from sage_flags._vocab import ValueMode
 
     _PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None]
 
@@ -32,8 +36,11 @@ for _key, _name in MODES:
     _FLAG_TABLE["--" + _name] = (_key, True)
     _FLAG_TABLE["--no-" + _name] = (_key, False)
 _NAME_OF = dict(MODES)
-# V2: "--name" of a mode that takes a value -> (mode key, its VALUE_MODES row)
-_VALUE_TABLE = {"--" + MODES[row[0]][1]: (MODES[row[0]][0], row) for row in VALUE_MODES}
+# V2: "--name" of a mode that takes a value -> (mode key, its ValueMode)
+_VALUE_TABLE: "Dict[str, Tuple[str, ValueMode]]" = {}
+for _spec in VALUE_MODES:
+    _key, _name = MODES[_spec.mode]
+    _VALUE_TABLE["--" + _name] = (_key, _spec)
 
 E1 = "Unknown flag '{token}'. Supported flags: " + SUPPORTED_FLAGS + "."
 E1_SUGGESTION = " Did you mean '--{form}'?"
@@ -42,96 +49,6 @@ E3 = "Conflicting flags for {key}: both --{name} and --no-{name} passed."
 E4 = "Arguments are not valid UTF-8."
 E5 = "--{name} takes a {value_name} of {minimum} or more (got '{value}')."
 NOTE = "--{name}={number} exceeds the hard cap; clamped to {cap}."
-
-# C17: json.dumps(ensure_ascii=False) string escapes, without importing json.
-_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-_JSON_ESCAPES = {i: "\\u%04x" % i for i in range(0x20)}
-_JSON_ESCAPES.update({ord(c): e for c, e in _SHORT_ESCAPES.items()})
-
-
-def _json_string(value: str) -> str:
-    return '"' + value.translate(_JSON_ESCAPES) + '"'
-
-
-def _json_value(value: "Union[str, bool, int, None]") -> str:
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if type(value) is int:  # V7: a mode's number
-        return str(value)
-    return _json_string(value)
-
-
-class ParseResult:
-    """The outcome of one parse: modes, their sources, the goal, or an error.
-
-    Immutable. Fields follow C16: one ``<key>`` and one ``<key>_source`` per
-    mode, ``goal`` and ``error``; then, for each mode that takes a value (V7),
-    its number and its note (``values`` maps those field names to them).
-    """
-
-    __slots__ = ("_fields",)
-    _fields: "Tuple[Tuple[str, Union[str, bool, int, None]], ...]"
-
-    def __init__(
-        self,
-        modes: "Mapping[str, bool]",
-        sources: "Mapping[str, Optional[str]]",
-        goal: str = "",
-        error: "Optional[str]" = None,
-        values: "Optional[Mapping[str, Union[int, str, None]]]" = None,
-    ) -> None:
-        fields: "List[Tuple[str, Union[str, bool, int, None]]]" = [
-            (key, bool(modes.get(key, False))) for key, _ in MODES
-        ]
-        fields.append(("goal", goal))
-        fields.append(("error", error))
-        fields.extend((key + "_source", sources.get(key)) for key, _ in MODES)
-        for row in VALUE_MODES:
-            fields.append((row[1], int((values or {}).get(row[1]) or 0)))
-            fields.append((row[2], (values or {}).get(row[2])))
-        object.__setattr__(self, "_fields", tuple(fields))
-
-    def __getattr__(self, name: str) -> "Union[str, bool, int, None]":
-        for key, value in object.__getattribute__(self, "_fields"):
-            if key == name:
-                return value
-        raise AttributeError(name)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("ParseResult is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("ParseResult is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        to_dict = getattr(other, "to_dict", None)
-        if to_dict is None:
-            return NotImplemented
-        return self.to_dict() == to_dict()
-
-    def __hash__(self) -> int:
-        return hash(self._fields)
-
-    def __repr__(self) -> str:
-        inner = ", ".join("%s=%r" % kv for kv in self._fields)
-        return "ParseResult(%s)" % inner
-
-    @property
-    def ok(self) -> bool:
-        return self._fields[len(MODES) + 1][1] is None
-
-    def to_dict(self) -> "Dict[str, Union[str, bool, int, None]]":
-        """The six (or more) fields, keys in C16 order."""
-        return dict(self._fields)
-
-    def to_json(self) -> str:
-        """The exact C16/C17 line, without the trailing newline."""
-        return "{" + ", ".join(_json_string(k) + ": " + _json_value(v) for k, v in self._fields) + "}"
-
 
 # docs/SPEC.md S1-S7: the suggestion in E1.
 _FORMS = tuple(form for _, name in MODES for form in (name, "no-" + name))
@@ -190,6 +107,10 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
     """Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15)."""
     if arguments is None:  # C10: None means the empty string
         arguments = ""
+    elif type(arguments) is not str:  # D23: as the compiled core, a str subclass is read as its characters only
+        if not isinstance(arguments, str):
+            raise TypeError("arguments must be str or None")
+        arguments = str.__str__(arguments)
     try:
         arguments.encode("utf-8")
     except UnicodeEncodeError:  # C10: a lone surrogate is not text
@@ -217,11 +138,12 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             equals = token.find("=")
             before = token[:equals] if equals >= 0 else None
             if before in _VALUE_TABLE:  # V2: --name=N of a mode that takes a value
-                key, row = _VALUE_TABLE[before]
+                key, spec = _VALUE_TABLE[before]
                 value = token[equals + 1 :]
-                digits = _number(value, row[6])
+                digits = _number(value, spec.minimum)
                 if digits is None:
-                    return _error(E5.format(name=_NAME_OF[key], value_name=row[3], minimum=row[6], value=value))
+                    minimum = spec.minimum
+                    return _error(E5.format(name=_NAME_OF[key], value_name=spec.name, minimum=minimum, value=value))
                 given.setdefault(key, digits)
                 flag = (key, True)
             elif before in _FLAG_TABLE:
@@ -243,18 +165,18 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             modes[key] = True
             sources[key] = "config"
     values: Dict[str, Union[int, str, None]] = {}
-    for row in VALUE_MODES:  # V4, V5
-        key, name = MODES[row[0]]
+    for spec in VALUE_MODES:  # V4, V5
+        key, name = MODES[spec.mode]
         if not modes.get(key):
             continue
         digits = given.get(key)
         if digits is None:
-            values[row[1]] = row[5]
-        elif _below(str(row[7]), digits):
-            values[row[1]] = row[7]
-            values[row[2]] = NOTE.format(name=name, number=digits, cap=row[7])
+            values[spec.field] = spec.default
+        elif _below(str(spec.cap), digits):
+            values[spec.field] = spec.cap
+            values[spec.note_field] = NOTE.format(name=name, number=digits, cap=spec.cap)
         else:
-            values[row[1]] = int(digits)
+            values[spec.field] = int(digits)
     return ParseResult(modes, sources, text[pos:], None, values)
 
 

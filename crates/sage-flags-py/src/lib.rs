@@ -1,15 +1,19 @@
-//! `sage_flags._native`: the PyO3 binding of sage-flags-core. Conversions only;
-//! every rule lives in the core. Its Python API is the pure reference's
-//! (python/sage_flags/reference.py): `parse`, `load_defaults`, `ParseResult`.
+//! `sage_flags._native`: the PyO3 binding of sage-flags-core, conversions only; every rule lives in the core.
+//! Its Python API is the pure reference's (python/sage_flags/reference.py): `parse`, `load_defaults`, and
+//! `ParseResult`, which is the reference's own class (python/sage_flags/_result.py). `parse` hands the core's field
+//! values and the JSON line it wrote to that module's private `_from_core`, which sets the object's slots from
+//! them (docs/SPEC.md D23).
 #![forbid(unsafe_code)]
 
-use pyo3::exceptions::{PyAttributeError, PyTypeError, PyUnicodeEncodeError, PyUnicodeError, PyValueError};
+use std::borrow::Cow;
+
+use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError, PyUnicodeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyString, PyTuple};
 
 use sage_flags_core as core;
-use sage_flags_core::{Defaults, Source, MODES, MODE_COUNT, VALUE_COUNT, VALUE_MODES};
+use sage_flags_core::{Source, MODES, MODE_COUNT, VALUE_COUNT};
 
 /// The mode keys as Python strings, made once.
 fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
@@ -17,196 +21,33 @@ fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
     KEYS.get_or_init(py, || MODES.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect())
 }
 
-/// The field names in C16 order: the modes, goal, error, the sources, then each number and note (V7).
-fn field_names(py: Python<'_>) -> &[Py<PyString>] {
-    static NAMES: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
-    NAMES.get_or_init(py, || {
-        let modes = MODES.iter().map(|(key, _)| (*key).to_owned());
-        let sources = MODES.iter().map(|(key, _)| format!("{key}_source"));
-        let values = VALUE_MODES.iter().flat_map(|spec| [spec.field.to_owned(), spec.note_field.to_owned()]);
-        modes
-            .chain(["goal".to_owned(), "error".to_owned()])
-            .chain(sources)
-            .chain(values)
-            .map(|name| PyString::intern(py, &name).unbind())
-            .collect()
-    })
+fn optional_string<'py>(py: Python<'py>, text: Option<&str>) -> Bound<'py, PyAny> {
+    text.map_or_else(|| py.None().into_bound(py), |text| PyString::new(py, text).into_any())
 }
 
-/// The outcome of one parse: modes, their sources, the goal, or an error.
-///
-/// Immutable; equal to any result (either backend) with the same ``to_dict()``.
-#[pyclass(frozen, module = "sage_flags._native", name = "ParseResult")]
-struct ParseResult {
-    inner: core::ParseResult,
-}
-
-fn source_object(py: Python<'_>, source: Source) -> Py<PyAny> {
-    match source.as_str() {
-        Some(text) => PyString::intern(py, text).into_any().unbind(),
-        None => py.None(),
+/// The ParseResult of the core's result: its fields in C16 order (`_result.FIELDS`) and its JSON line.
+fn result_object<'py>(py: Python<'py>, result: &core::ParseResult) -> PyResult<Bound<'py, PyAny>> {
+    let mut fields = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
+    fields.extend(result.modes.iter().map(|on| PyBool::new(py, *on).to_owned().into_any()));
+    fields.push(PyString::new(py, &result.goal).into_any());
+    fields.push(optional_string(py, result.error.as_deref()));
+    static SOURCES: PyOnceLock<[Py<PyAny>; 3]> = PyOnceLock::new();
+    let sources = SOURCES.get_or_init(py, || {
+        [Source::Unset, Source::Flag, Source::Config].map(|source| optional_string(py, source.as_str()).unbind())
+    });
+    fields.extend(result.sources.iter().map(|source| sources[*source as usize].bind(py).clone()));
+    for (number, note) in result.numbers.iter().zip(result.notes.iter()) {
+        fields.push(number.into_pyobject(py)?.into_any());
+        fields.push(optional_string(py, note.as_deref()));
     }
-}
-
-fn source_from_object(value: Option<Bound<'_, PyAny>>) -> PyResult<Source> {
-    let Some(value) = value.filter(|v| !v.is_none()) else {
-        return Ok(Source::Unset);
-    };
-    match value.extract::<String>()?.as_str() {
-        "flag" => Ok(Source::Flag),
-        "config" => Ok(Source::Config),
-        other => Err(PyValueError::new_err(format!("a source is None, 'flag' or 'config', not {other:?}"))),
-    }
-}
-
-impl ParseResult {
-    /// The fields as Python objects, in C16 order.
-    fn values(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
-        let inner = &self.inner;
-        let mut values = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
-        values.extend(inner.modes.iter().map(|on| PyBool_new(py, *on)));
-        values.push(PyString::new(py, &inner.goal).into_any().unbind());
-        values.push(optional_string(py, inner.error.as_deref()));
-        values.extend(inner.sources.iter().map(|source| source_object(py, *source)));
-        for (number, note) in inner.numbers.iter().zip(inner.notes.iter()) {
-            values.push(number.into_pyobject(py).map_or_else(|_| py.None(), |n| n.into_any().unbind()));
-            values.push(optional_string(py, note.as_deref()));
-        }
-        values
-    }
-
-    fn items<'py>(&self, py: Python<'py>) -> impl Iterator<Item = (Bound<'py, PyString>, Bound<'py, PyAny>)> {
-        let names = field_names(py).iter().map(move |name| name.bind(py).clone());
-        names.zip(self.values(py).into_iter().map(move |value| value.into_bound(py)))
-    }
-}
-
-fn optional_string(py: Python<'_>, text: Option<&str>) -> Py<PyAny> {
-    match text {
-        Some(text) => PyString::new(py, text).into_any().unbind(),
-        None => py.None(),
-    }
-}
-
-#[allow(non_snake_case)]
-fn PyBool_new(py: Python<'_>, value: bool) -> Py<PyAny> {
-    pyo3::types::PyBool::new(py, value).to_owned().into_any().unbind()
-}
-
-#[pymethods]
-impl ParseResult {
-    /// Same signature as the reference: ``ParseResult(modes, sources, goal="", error=None, values=None)``.
-    #[new]
-    #[pyo3(signature = (modes, sources, goal = String::new(), error = None, values = None))]
-    fn new(
-        py: Python<'_>,
-        modes: &Bound<'_, PyAny>,
-        sources: &Bound<'_, PyAny>,
-        goal: String,
-        error: Option<String>,
-        values: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let mut inner = core::ParseResult { goal, error, ..core::ParseResult::empty() };
-        let get = pyo3::intern!(py, "get");
-        for (index, key) in mode_keys(py).iter().enumerate() {
-            inner.modes[index] = modes.call_method1(get, (key, false))?.is_truthy()?;
-            inner.sources[index] = source_from_object(Some(sources.call_method1(get, (key,))?))?;
-        }
-        if let Some(values) = values.filter(|v| !v.is_none()) {
-            for (index, spec) in VALUE_MODES.iter().enumerate() {
-                let number = values.call_method1(get, (spec.field,))?;
-                inner.numbers[index] = if number.is_none() { 0 } else { number.extract()? };
-                inner.notes[index] = values.call_method1(get, (spec.note_field,))?.extract()?;
-            }
-        }
-        Ok(ParseResult { inner })
-    }
-
-    #[getter]
-    fn goal(&self) -> &str {
-        &self.inner.goal
-    }
-
-    #[getter]
-    fn error(&self) -> Option<&str> {
-        self.inner.error.as_deref()
-    }
-
-    #[getter]
-    fn ok(&self) -> bool {
-        self.inner.is_ok()
-    }
-
-    /// The mode fields (``quality_locked``, ``autonomous_source``, ...): their
-    /// names come from the vocabulary, so they are looked up, not listed.
-    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-        if let Some(on) = self.inner.mode(name) {
-            return Ok(PyBool_new(py, on));
-        }
-        if let Some(source) = name.strip_suffix("_source").and_then(|key| self.inner.source(key)) {
-            return Ok(source_object(py, source));
-        }
-        if let Some(number) = self.inner.number(name) {
-            return Ok(number.into_pyobject(py)?.into_any().unbind());
-        }
-        if let Some(note) = self.inner.note(name) {
-            return Ok(optional_string(py, note));
-        }
-        Err(PyAttributeError::new_err(name.to_owned()))
-    }
-
-    fn __setattr__(&self, _name: &Bound<'_, PyAny>, _value: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(PyAttributeError::new_err("ParseResult is immutable"))
-    }
-
-    fn __delattr__(&self, _name: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(PyAttributeError::new_err("ParseResult is immutable"))
-    }
-
-    /// The fields, keys in C16 order.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        for (name, value) in self.items(py) {
-            dict.set_item(name, value)?;
-        }
-        Ok(dict)
-    }
-
-    /// The exact C16/C17 line, without the trailing newline.
-    fn to_json(&self) -> String {
-        self.inner.to_json()
-    }
-
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        if let Ok(native) = other.cast::<ParseResult>() {
-            return Ok(PyBool_new(py, self.inner == native.get().inner));
-        }
-        // Any other result (the reference's) compares by its to_dict(), as the reference does.
-        let Ok(to_dict) = other.getattr(pyo3::intern!(py, "to_dict")) else {
-            return Ok(py.NotImplemented());
-        };
-        let equal = self.to_dict(py)?.eq(to_dict.call0()?)?;
-        Ok(PyBool_new(py, equal))
-    }
-
-    /// The reference's hash (of its field tuple), so equal results of both backends hash alike.
-    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        let pairs =
-            self.items(py).map(|pair| PyTuple::new(py, [pair.0.into_any(), pair.1])).collect::<PyResult<Vec<_>>>()?;
-        PyTuple::new(py, pairs)?.hash()
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut parts = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
-        for (name, value) in self.items(py) {
-            parts.push(format!("{}={}", name.to_cow()?, value.repr()?.to_cow()?));
-        }
-        Ok(format!("ParseResult({})", parts.join(", ")))
-    }
+    static FROM_CORE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let from_core = FROM_CORE.import(py, "sage_flags._result", "_from_core")?;
+    from_core.call1((PyTuple::new(py, fields)?, result.to_json()))
 }
 
 /// The text of ``arguments`` (None is "", C10), or None for a lone surrogate (E4).
-fn arguments_text<'a>(py: Python<'_>, arguments: &'a Bound<'_, PyAny>) -> PyResult<Option<std::borrow::Cow<'a, str>>> {
+fn arguments_text<'a>(py: Python<'_>, arguments: Option<&'a Bound<'_, PyAny>>) -> PyResult<Option<Cow<'a, str>>> {
+    let Some(arguments) = arguments else { return Ok(Some(Cow::Borrowed(""))) };
     let text = arguments.cast::<PyString>().map_err(|_| PyTypeError::new_err("arguments must be str or None"))?;
     match text.to_cow() {
         Ok(text) => Ok(Some(text)),
@@ -218,29 +59,18 @@ fn arguments_text<'a>(py: Python<'_>, arguments: &'a Bound<'_, PyAny>) -> PyResu
 /// Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15).
 #[pyfunction]
 #[pyo3(signature = (arguments, defaults = None))]
-fn parse(
-    py: Python<'_>,
-    arguments: Option<&Bound<'_, PyAny>>,
-    defaults: Option<&Bound<'_, PyAny>>,
-) -> PyResult<ParseResult> {
-    let text = match arguments {
-        None => Some(std::borrow::Cow::Borrowed("")),
-        Some(arguments) => arguments_text(py, arguments)?,
-    };
-    let Some(text) = text else {
-        return Ok(ParseResult { inner: core::ParseResult::from_error(core::E4.to_owned()) });
+fn parse<'py>(
+    py: Python<'py>,
+    arguments: Option<&Bound<'py, PyAny>>,
+    defaults: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(text) = arguments_text(py, arguments)? else {
+        return result_object(py, &core::ParseResult::from_error(core::E4.to_owned()));
     };
     // The reference reads the Mapping as `defaults and defaults.get(key)`, only for unflagged modes.
-    let mut has_defaults: Option<bool> = None;
-    let inner = core::parse_with(&text, |index| -> PyResult<bool> {
-        let Some(defaults) = defaults else {
-            return Ok(false);
-        };
-        let truthy = match has_defaults {
-            Some(truthy) => truthy,
-            None => *has_defaults.insert(defaults.is_truthy()?),
-        };
-        if !truthy {
+    let result = core::parse_with(&text, |index| -> PyResult<bool> {
+        let Some(defaults) = defaults else { return Ok(false) };
+        if !defaults.is_truthy()? {
             return Ok(false);
         }
         let key = mode_keys(py)[index].bind(py);
@@ -250,7 +80,7 @@ fn parse(
         };
         value.map_or(Ok(false), |value| value.is_truthy())
     })?;
-    Ok(ParseResult { inner })
+    result_object(py, &result)
 }
 
 /// The config path as bytes, with os.fsencode's semantics, or None when it has none.
@@ -259,8 +89,7 @@ fn path_bytes<'py>(py: Python<'py>, path: &Bound<'py, PyAny>) -> PyResult<Option
         return Ok(Some(bytes.clone()));
     }
     static FSENCODE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let fsencode = FSENCODE.import(py, "os", "fsencode")?;
-    match fsencode.call1((path,)) {
+    match FSENCODE.import(py, "os", "fsencode")?.call1((path,)) {
         Ok(encoded) => Ok(encoded.cast_into::<PyBytes>().ok()),
         Err(error) if error.is_instance_of::<PyTypeError>(py) || error.is_instance_of::<PyUnicodeError>(py) => Ok(None),
         Err(error) => Err(error),
@@ -271,14 +100,9 @@ fn path_bytes<'py>(py: Python<'py>, path: &Bound<'py, PyAny>) -> PyResult<Option
 #[pyfunction]
 fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
-    let Some(path) = path else { return Ok(dict) };
-    let Some(path) = path_bytes(py, path)? else {
-        return Ok(dict);
-    };
-    let defaults: Defaults = core::load_defaults(path.as_bytes());
-    for (index, key) in mode_keys(py).iter().enumerate() {
-        if defaults.is_on(index) {
-            dict.set_item(key.bind(py), true)?;
+    if let Some(path) = path.map(|path| path_bytes(py, path)).transpose()?.flatten() {
+        for key in core::load_defaults(path.as_bytes()).keys() {
+            dict.set_item(key, true)?;
         }
     }
     Ok(dict)
@@ -286,7 +110,8 @@ fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyRe
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_class::<ParseResult>()?;
+    let result = module.py().import("sage_flags._result")?;
+    module.add("ParseResult", result.getattr("ParseResult")?)?;
     module.add_function(wrap_pyfunction!(parse, module)?)?;
     module.add_function(wrap_pyfunction!(load_defaults, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
