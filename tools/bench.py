@@ -57,6 +57,11 @@ SMALL_CONFIG = ("# .sage/config.yaml\nproject: shop\n%s: true\nmodel: default\n"
 ARG_SIZES = {"1 KiB": KIB, "16 KiB": 16 * KIB, "128 KiB": 130_000}
 CONFIG_SIZES = {"1 KiB": KIB, "8 KiB": 8 * KIB, "60 KiB": 60 * KIB}  # under the config bound (SPEC H1)
 BATCH_RECORDS = 10_000
+# persist and resume (SPEC P10): a 1 MB body (copied, never scanned), a front matter at its 64 KiB bound (one
+# long line, the shape that was quadratic in bash, issue 24) and one byte past it (refused: status 3, no modes).
+MANIFEST_BOUND = 65536
+MANIFEST_TAIL = b"\nflags:\n  %s: false\n  %s: true\n---\n" % (MODES[0][0].encode(), MODES[-1][0].encode())
+MANIFEST_LINE_ARGS = [FLAGS[-1], "go"]  # the line persist records: what the manifests hold already (idempotent)
 GOALS = ["Ship dark mode", 'Rename "userId"', "Übersetze die Hilfe", "修复登录", "green again 🚀", "a\tb\nc", ""]
 
 
@@ -75,6 +80,17 @@ def config(size: int) -> bytes:
     line = b"setting: value  # %s: true is not this line\n" % MODES[0][0].encode()
     tail = b"%s: true\n" % MODES[-1][0].encode()
     return line * ((size - len(tail)) // len(line)) + tail
+
+
+def manifests() -> Dict[str, bytes]:
+    """The manifests persist and resume are timed on, by name."""
+    head = b"---\nimage: "
+    at_bound = MANIFEST_BOUND - len(head) - len(MANIFEST_TAIL)
+    return {
+        "body 1 MB": b"---" + MANIFEST_TAIL + b"body line\n" * ((1 << 20) // 10),
+        "front matter at bound": head + b"A" * at_bound + MANIFEST_TAIL,
+        "front matter past bound": head + b"A" * (at_bound + 1) + MANIFEST_TAIL,
+    }
 
 
 def corpus() -> List[str]:
@@ -203,6 +219,34 @@ class Bench:
         stats = self.hyperfine("batch", commands, shell=True)
         self.results["batch_records_per_s"] = {n: BATCH_RECORDS / (s["median_ms"] / 1000) for n, s in stats.items()}
 
+    def manifests(self) -> None:
+        """persist and resume on each manifest of manifests(), every layer, medians and ratios to cli-pure."""
+        layers = {layer.name: layer for layer in all_layers() if "persist" in layer.commands}
+        parse = layers["cli-pure"].run("parse", [a.encode() for a in MANIFEST_LINE_ARGS])
+        line = self.file("line.json", parse.stdout)
+        out: Dict[str, Dict[str, Dict[str, float]]] = {}
+        for label, data in manifests().items():
+            for verb in ("persist", "resume"):
+                path = self.file(f"manifest-{verb}-{label.replace(' ', '-')}.md", data)
+                args = [str(path)] + (["go"] if verb == "resume" else [])
+                commands = {n: self.command(layer, verb, args) for n, layer in layers.items()}
+                if verb == "persist":
+                    commands = {n: c + " < " + shlex.quote(str(line)) for n, c in commands.items()}
+                want = None
+                for name, command in commands.items():  # every layer answers as the pure reference, byte for byte
+                    done = subprocess.run(command, shell=True, capture_output=True, timeout=600)
+                    got = (done.returncode, done.stdout, path.read_bytes())
+                    want = want or got
+                    if got != want:
+                        raise SystemExit(f"bench: {name} {verb} on {label}: {got[:2]!r}, expected {want[:2]!r}")
+                stats = self.hyperfine(f"{verb}-{label.replace(' ', '-')}", commands, shell=True)
+                pure = stats["cli-pure"]["median_ms"]
+                out[f"{verb}, {label} (status {want[0]})"] = {
+                    n: {"median_ms": st["median_ms"], "cpu_ms": st["cpu_ms"], "vs_cli_pure": st["median_ms"] / pure}
+                    for n, st in stats.items()
+                }
+        self.results["manifests_ms"] = out
+
 
 def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     """(target, wanted, measured, passed) for every target; a layer not present is not a row."""
@@ -305,7 +349,22 @@ def report(r: Dict[str, Any], notes: str) -> str:
         lines += [f"| {n} | " + " | ".join(f"{p[s]:.1f}" for s in sizes) + " |" for n, p in layers.items()] + [""]
     lines += ["## Batch (10,000 records)", "", "| layer | records/s |", "|---|---|"]
     lines += [f"| {n} | {v:,.0f} |" for n, v in r["batch_records_per_s"].items()]
+    lines += ["", *manifest_table(r)]
     return "\n".join(lines) + "\n\n" + notes
+
+
+def manifest_table(r: Dict[str, Any]) -> List[str]:
+    """persist and resume (SPEC P10): ms, median, and the ratio to the Python layer (cli-pure) beside it."""
+    runs = r.get("manifests_ms")
+    if not runs:
+        return []
+    names = list(next(iter(runs.values())))
+    lines = ["## persist and resume (ms, median; x = ratio to cli-pure)", ""]
+    lines += ["| run | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for run, layers in runs.items():
+        cells = [f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)" for v in layers.values()]
+        lines.append(f"| {run} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def plot(r: Dict[str, Any], path: Path) -> None:
@@ -331,11 +390,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 runs per command (tries the harness out)")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
+    parser.add_argument("--only", choices=["manifests"], help="run this part alone: its table on stdout, no report")
     options = parser.parse_args()
     load = " ".join("%.2f" % x for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work:
         bench = Bench(3 if options.quick else 15, Path(work))
-        for part in (bench.cold_start, bench.in_process, bench.scaling, bench.batch):
+        if options.only:
+            getattr(bench, options.only)()
+            bench.results["load"] = [load, " ".join("%.2f" % x for x in os.getloadavg())]
+            print(f"load average {bench.results['load'][0]} at start, {bench.results['load'][1]} at end\n")
+            print("\n".join(manifest_table(bench.results)))
+            return 0
+        for part in (bench.cold_start, bench.in_process, bench.scaling, bench.batch, bench.manifests):
             print(f"bench: {part.__name__}", file=sys.stderr, flush=True)
             part()
     results = bench.results

@@ -484,7 +484,7 @@ sage_flags__check_node() {
     SAGE_FLAGS_FM_FIRST_KEY_SEEN=1
     sage_flags__node_value "$content"
     case $SAGE_FLAGS_VALUE in
-        [\"\'\[{]*)
+        [\"\'\[\{]*)
             if [[ ! $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_ONE_LINE_RE ]]; then
                 SAGE_FLAGS_UNSAFE='a quoted scalar or flow collection in the frontmatter goes on past its line'
                 return 1
@@ -743,7 +743,7 @@ sage_flags_updated_manifest() {
         SAGE_FLAGS_NEW+=---$eol$text
         return 0
     fi
-    printf -v SAGE_FLAGS_NEW '%s' "${SAGE_FLAGS_FM_LINES[@]}"
+    printf -v SAGE_FLAGS_NEW '%s' ${SAGE_FLAGS_FM_LINES[@]+"${SAGE_FLAGS_FM_LINES[@]}"}
     SAGE_FLAGS_NEW=$SAGE_FLAGS_FM_BOM$SAGE_FLAGS_NEW${text:SAGE_FLAGS_FM_OFF}
     return 0
 }
