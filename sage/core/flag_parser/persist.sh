@@ -252,7 +252,7 @@ sage_flags__next_line() {
     local window=$SAGE_FLAGS_CHUNK chunk line
     while :; do
         chunk=${SAGE_FLAGS_FM_TEXT:SAGE_FLAGS_FM_OFF:window}
-        line=${chunk%%$'\n'*}
+        line=${chunk/$'\n'*/} # not ${chunk%%...}: bash 4.4 spends O(length) per byte on that
         if ((${#line} < ${#chunk})); then
             line+=$'\n'
             break
@@ -288,7 +288,7 @@ sage_flags__is_fence() {
 }
 
 sage_flags__is_comment() {
-    [[ ${1#"${1%%[!"$SAGE_FLAGS_BLANKS"]*}"} == '#'* ]]
+    [[ ${1#"${1/[!"$SAGE_FLAGS_BLANKS"]*/}"} == '#'* ]]
 }
 
 # What follows `KEY:` in CONTENT (blanks allowed before the colon; the key
@@ -304,7 +304,7 @@ sage_flags__key_rest() {
         return 1
     fi
     after=${1:${#form}}
-    after=${after#"${after%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+    after=${after#"${after/[!"$SAGE_FLAGS_BLANKS"]*/}"}
     if [[ $after != :* ]]; then
         return 1
     fi
@@ -313,7 +313,7 @@ sage_flags__key_rest() {
 
 # Nothing, blanks, or blanks then a `# comment`: what may follow a value.
 sage_flags__is_comment_tail() {
-    local stripped=${1#"${1%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+    local stripped=${1#"${1/[!"$SAGE_FLAGS_BLANKS"]*/}"}
     if [[ -z $stripped ]]; then
         return 0
     fi
@@ -324,12 +324,12 @@ sage_flags__is_comment_tail() {
 # REST); status 1 when it is not one plain token.
 sage_flags__value_token() {
     local rest=$1 lead stripped token
-    lead=${rest%%[!"$SAGE_FLAGS_BLANKS"]*}
+    lead=${rest/[!"$SAGE_FLAGS_BLANKS"]*/}
     stripped=${rest:${#lead}}
     if [[ -z $lead || -z $stripped || $stripped == '#'* ]]; then
         return 1
     fi
-    token=${stripped%%["$SAGE_FLAGS_BLANKS"]*}
+    token=${stripped/["$SAGE_FLAGS_BLANKS"]*/}
     sage_flags__is_comment_tail "${stripped:${#token}}" || return 1
     # A value YAML reads as one scalar on this line: plain (no indicator first;
     # - ? : only when not alone), or quoted without escapes or inner quotes.
@@ -421,7 +421,7 @@ sage_flags__take_line() {
     local line=$1 content indent kind rest
     sage_flags__content "$line"
     content=$SAGE_FLAGS_CONTENT
-    indent=${content%%[!"$SAGE_FLAGS_BLANKS"]*}
+    indent=${content/[!"$SAGE_FLAGS_BLANKS"]*/}
     if sage_flags__is_blank "$content"; then
         kind=blank
     elif ((SAGE_FLAGS_FM_SCALAR_OWNER >= 0 && ${#indent} > SAGE_FLAGS_FM_SCALAR_OWNER)); then
@@ -497,7 +497,7 @@ sage_flags__check_node() {
             fi
             SAGE_FLAGS_FM_SCALAR_OWNER=$SAGE_FLAGS_OWNER_COLUMN
             SAGE_FLAGS_FM_SCALAR_KEEP=0
-            if [[ ${SAGE_FLAGS_VALUE%%#*} == *+* ]]; then
+            if [[ ${SAGE_FLAGS_VALUE/[#]*/} == *+* ]]; then
                 SAGE_FLAGS_FM_SCALAR_KEEP=1
             fi
             ;;
@@ -509,7 +509,7 @@ sage_flags__check_node() {
 # SAGE_FLAGS_OWNER_COLUMN, the value into SAGE_FLAGS_VALUE: what stands in front
 # (`- `, `? `, `: `, `key: `, anchors and tags) taken off.
 sage_flags__node_value() {
-    local indent=${1%%[!"$SAGE_FLAGS_BLANKS"]*} column
+    local indent=${1/[!"$SAGE_FLAGS_BLANKS"]*/} column
     column=${#indent}
     SAGE_FLAGS_OWNER_COLUMN=$column
     SAGE_FLAGS_VALUE=${1:column}
@@ -645,7 +645,7 @@ sage_flags_read_frontmatter_prefix() {
             return 0
         fi
         if [[ $SAGE_FLAGS_PREFIX == *$'\n'* ]]; then
-            sage_flags__content "${SAGE_FLAGS_PREFIX%%$'\n'*}"
+            sage_flags__content "${SAGE_FLAGS_PREFIX/$'\n'*/}"
             if ! sage_flags__is_fence "${SAGE_FLAGS_CONTENT#"$SAGE_FLAGS_BOM"}"; then
                 return 0
             fi
