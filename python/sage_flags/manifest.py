@@ -561,8 +561,8 @@ def _may_write(path: bytes) -> bool:
 
 
 def read_frontmatter_prefix(path: bytes) -> bytes:
-    """resume: the manifest's bytes up to the end of its frontmatter's closing line (the whole file when it
-    never closes; its first line when it has no frontmatter), read in chunks: a long body is never read.
+    """resume: the manifest's bytes up to the end of its frontmatter's closing line (its first line when it has
+    no frontmatter), read in chunks, never more than MAX_FRONTMATTER_BYTES + 1 (P10): a long body is never read.
     b"" when there is nothing regular to read (R2)."""
     try:
         opened = _open_regular(path, nofollow=False)
