@@ -1021,10 +1021,17 @@ def plan(master_seed: int, kinds: Sequence[str]) -> Iterator[Tuple[str, int]]:
         yield kind, rng.getrandbits(64)
 
 
-def fuzz(minutes: Optional[float], examples: Optional[int], master_seed: int, progress: float = 5.0) -> int:
+def fuzz(
+    minutes: Optional[float],
+    examples: Optional[int],
+    master_seed: int,
+    progress: float = 5.0,
+    only: Optional[Sequence[str]] = None,
+) -> int:
     STATS.progress_every = progress
     stop_at = time.monotonic() + minutes * 60 if minutes else None
     kinds = [kind for kind in SHARES if kind in KINDS and available_layers(COMMAND[kind])]
+    kinds = [kind for kind in kinds if only is None or kind in only]
     chunks = plan(master_seed, kinds)
     layers = sorted({layer.name for c in ("parse", "batch") for layer in available_layers(c)})
     print(
@@ -1064,10 +1071,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--examples", type=int, help="run until this many examples were checked")
     parser.add_argument("--seed", type=int, help="master seed (default: random; printed)")
     parser.add_argument("--progress", type=float, default=5.0, help="seconds between progress lines")
+    parser.add_argument("--kinds", help="only these kinds, comma-separated (e.g. persist,resume)")
     options = parser.parse_args(argv)
+    only = options.kinds.split(",") if options.kinds else None
+    if only is not None and not set(only) <= set(SHARES):
+        parser.error("unknown kinds: %s (known: %s)" % (", ".join(sorted(set(only) - set(SHARES))), ", ".join(SHARES)))
     minutes = options.minutes if options.minutes or options.examples else 1.0  # both: whichever comes first
     master_seed = options.seed if options.seed is not None else random.SystemRandom().getrandbits(32)
-    return fuzz(minutes, options.examples, master_seed, options.progress)
+    return fuzz(minutes, options.examples, master_seed, options.progress, only)
 
 
 if __name__ == "__main__":

@@ -907,6 +907,43 @@ MANIFEST_VALUES = st.sampled_from(
 )
 MANIFEST_TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
 MANIFEST_INDENTS = st.sampled_from(["  ", "    ", "\t", " "])
+# Issue 24: values YAML reads over several lines (a quoted scalar, a flow collection), whose lines look like keys
+# (`flags:`, a mode entry) at the entries' column or elsewhere, their one-line forms, and keep block scalars followed
+# by blank lines. persist must refuse or write what PyYAML then reads; resume must restore only what it reads.
+MULTI_LINE_SHAPES = (  # (opening value, closing character): the first ones are the shapes of the issue
+    ('"a', '"'),
+    ("'it''s", "'"),
+    ("[a,", "]"),
+    ("{a: 1,", "}"),
+    ('"a\\"', '"'),
+    ('!!str "a', '"'),
+    ("&q 'a", "'"),
+    ('["x]",', "]"),
+    ("{k: [v,", "]}"),
+    ("|+", ""),
+    (">+", ""),
+    ("|2-", ""),
+    ('"a \\"b\\" # c" # closed', ""),
+    ("[a, 'b''s', {k: v}] # closed", ""),
+    ("[[[a]]]", ""),
+    ("|x", ""),
+)
+MULTI_LINE_WORDS = st.sampled_from(
+    [MODE_KEYS_LIST[0] + ": true", "flags:", MODE_KEYS_LIST[-1] + ": false", "x: y", "", "b,", "# hash", "- item"]
+)
+
+
+@st.composite
+def multi_line_value(draw, key: str, indent: str) -> List[str]:
+    """A `key: value` line whose value may go on over the next lines, and those lines."""
+    opening, closing = draw(st.sampled_from(MULTI_LINE_SHAPES))
+    depths = st.sampled_from([indent or "  ", "", indent + "  ", " "])  # the entries' own column first
+    lines = [indent + key + ": " + opening]
+    for _ in range(draw(st.integers(1, 3))):
+        lines.append(draw(depths) + draw(MULTI_LINE_WORDS))
+    if draw(st.integers(0, 3)):
+        lines.append(draw(depths) + draw(st.sampled_from(["x: y", MODE_KEYS_LIST[-1] + ": true", "c", ""])) + closing)
+    return lines
 
 
 @st.composite
@@ -916,9 +953,12 @@ def flags_block(draw) -> List[str]:
     lines = [header]
     keys = [*MODE_KEYS_LIST, "subagents", "quality_locked_extra", "- item", '"autonomous"', "'quality_locked'"]
     kinds = ["entry", "entry", "entry", "blank", "comment", "nested", "deeper", "flow", "column-0", "continued"]
+    kinds += ["multi-line", "multi-line"]
     for _ in range(draw(st.integers(0, 6))):
         choice = draw(st.sampled_from(kinds))
-        if choice == "flow":
+        if choice == "multi-line":
+            lines += draw(multi_line_value(draw(st.sampled_from(["note", *MODE_KEYS_LIST])), indent))
+        elif choice == "flow":
             lines.append(indent + draw(st.sampled_from(MODE_KEYS_LIST)) + ": {a: 1}")
         elif choice == "column-0":
             lines.append(draw(st.sampled_from(["# recorded by /build", "- autonomous", "-"])))
@@ -941,17 +981,45 @@ def flags_block(draw) -> List[str]:
 
 
 @st.composite
+def multi_line_frontmatter(draw) -> List[str]:
+    """Issue 24: a front matter that is valid YAML but for the values over several lines (which YAML mostly reads
+    too), so that the oracle applies: a top-level value and flags entries next to plain entries and blank lines."""
+    indent = draw(st.sampled_from(["  ", "    "]))
+    lines = ["title: Cycle 3"] if draw(st.booleans()) else []
+    if draw(st.booleans()):
+        lines += draw(multi_line_value(draw(st.sampled_from(["title", "tags", "meta"])), ""))
+    lines.append("flags:")
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["multi-line", "entry", "multi-line", "blank"]))
+        if kind == "entry":
+            value = draw(st.sampled_from(["true", "false"]))
+            lines.append(indent + draw(st.sampled_from(MODE_KEYS_LIST)) + ": " + value)
+        elif kind == "multi-line":
+            lines += draw(multi_line_value(draw(st.sampled_from(["note", *MODE_KEYS_LIST])), indent))
+        else:
+            lines.append("")
+    if draw(st.booleans()):
+        lines.append("z: 1")
+    return lines
+
+
+@st.composite
 def manifests(draw) -> Optional[bytes]:
     if draw(st.integers(0, 15)) == 0:
         return None  # no file yet
     body = draw(st.lists(MANIFEST_WORDS, max_size=3))
     frontmatter: Optional[List[str]] = None
     if draw(st.booleans()):
+        frontmatter = draw(multi_line_frontmatter())
+    elif draw(st.booleans()):
         frontmatter = draw(st.lists(MANIFEST_WORDS.filter(lambda w: not w.startswith(" ")), max_size=3))
         if draw(st.integers(0, 4)):
             block = draw(flags_block())
             at = draw(st.integers(0, len(frontmatter)))
             frontmatter[at:at] = block
+        if draw(st.integers(0, 3)) == 0:  # a top-level value over several lines, before or after the block
+            at = draw(st.integers(0, len(frontmatter)))
+            frontmatter[at:at] = draw(multi_line_value(draw(st.sampled_from(["title", "tags", "meta"])), ""))
             if draw(st.integers(0, 8)) == 0:
                 frontmatter.append(draw(st.sampled_from(["flags:", "flags: {}"])))
     lines: List[str] = []

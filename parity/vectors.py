@@ -200,6 +200,19 @@ def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]",
         assert result.stderr.endswith(b"\n") and result.stderr.count(b"\n") == 1, f"{where}: one stderr line"
 
 
+FILL_PLACEHOLDER = b"{fill}"
+
+
+def manifest_bytes(spec: dict, key: str) -> Optional[bytes]:
+    """A manifest's "before" or "after" bytes (None when absent or null). With "fill": N, `{fill}` in them
+    stands for N bytes `A` (a front matter at its size bound, P10, in a short vector)."""
+    value = spec.get(key)
+    if value is None:
+        return None
+    data = to_bytes(value)
+    return data.replace(FILL_PLACEHOLDER, b"A" * spec["fill"]) if "fill" in spec else data
+
+
 def manifest_file(spec: dict, path: Path) -> Path:
     """The file that holds the manifest's bytes: the symlink's target for a "symlink" manifest, else ``path``."""
     return path.parent / "target.md" if spec.get("type", "file") == "symlink" else path
@@ -211,7 +224,7 @@ def materialise_manifest(spec: dict, workdir: Path) -> Path:
     The "manifest" field is documented in tests/test_manifest.py.
     """
     path = workdir / "manifest.md"
-    before = spec.get("before")
+    before = manifest_bytes(spec, "before")
     kind = spec.get("type", "file")
     if kind == "directory":
         path.mkdir()
@@ -220,10 +233,10 @@ def materialise_manifest(spec: dict, workdir: Path) -> Path:
     elif kind == "symlink":
         target = workdir / "target.md"
         if before is not None:
-            target.write_bytes(to_bytes(before))
+            target.write_bytes(before)
         path.symlink_to("target.md")
     elif before is not None:
-        path.write_bytes(to_bytes(before))
+        path.write_bytes(before)
     if "mode" in spec:
         manifest_file(spec, path).chmod(int(spec["mode"], 8))
     return path
@@ -254,13 +267,13 @@ def check_manifest_vector(layer: "Layer", vector: Vector, workdir: Path) -> None
     target = manifest_file(spec, path)
     if kind == "symlink":
         assert path.is_symlink(), f"{where}: the symlink was replaced"
-    expected = spec.get("after", spec.get("before"))
+    expected = manifest_bytes(spec, "after" if "after" in spec else "before")
     if kind in ("directory", "fifo"):
         assert path.is_dir() if kind == "directory" else stat.S_ISFIFO(path.lstat().st_mode), where
     elif expected is None:
         assert not os.path.lexists(target), f"{where}: a manifest was created"
     else:
-        assert target.read_bytes() == to_bytes(expected), f"{where}: manifest bytes differ"
+        assert target.read_bytes() == expected, f"{where}: manifest bytes differ"
         if "mode" in spec:
             assert stat.S_IMODE(target.stat().st_mode) == int(spec["mode"], 8), f"{where}: permission bits"
     leftovers = [p.name for p in workdir.iterdir() if ".sage-flags-tmp." in p.name]

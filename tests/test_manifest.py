@@ -15,6 +15,8 @@ parity/vectors.py plus one field, "manifest":
 - M (optional): permission bits as an octal string ("0640"), set before the
   run and expected after it.
 - "as": "root" (optional): the vector holds only for root (skipped otherwise).
+- "fill": N (optional): `{fill}` in B and A stands for N bytes `A` (a front
+  matter at its size bound, SPEC P10, in a vector a person can read).
 
 argv items may contain {manifest} (the manifest path, manifest.md in the run's
 own directory) and {config} (the config of the "config" field). "stdin" is the
@@ -490,9 +492,9 @@ def test_yaml_oracle_holds_on_every_vector() -> None:
         spec = vector.extra["manifest"]
         if spec.get("type", "file") != "file":
             continue
-        before = None if spec.get("before") is None else vectors.to_bytes(spec["before"])
+        before = vectors.manifest_bytes(spec, "before")
         if vector.command == "persist" and vector.status in (0, 3):
-            after = vectors.to_bytes(spec["after"]) if "after" in spec else before
+            after = vectors.manifest_bytes(spec, "after") if "after" in spec else before
             checked["persist"] += yaml_oracle.check_persist(before, vector.stdin, vector.status, after)
         elif vector.command == "resume":
             checked["resume"] += yaml_oracle.check_resume(before, vector.stdout)

@@ -60,6 +60,11 @@ SMALL_CONFIG = ("# .sage/config.yaml\nproject: shop\n%s: true\nmodel: default\n"
 ARG_SIZES = {"1 KiB": KIB, "16 KiB": 16 * KIB, "128 KiB": 130_000}
 CONFIG_SIZES = {"1 KiB": KIB, "8 KiB": 8 * KIB, "60 KiB": 60 * KIB}  # under the config bound (SPEC H1)
 BATCH_RECORDS = 10_000
+# persist and resume (SPEC P10): a 1 MB body (copied, never scanned), a front matter at its 64 KiB bound (one
+# long line, the shape that was quadratic in bash, issue 24) and one byte past it (refused: status 3, no modes).
+MANIFEST_BOUND = 65536
+MANIFEST_TAIL = b"\nflags:\n  %s: false\n  %s: true\n---\n" % (MODES[0][0].encode(), MODES[-1][0].encode())
+MANIFEST_LINE_ARGS = [FLAGS[-1], "go"]  # the line persist records: what the manifests hold already (idempotent)
 GOALS = ["Ship dark mode", 'Rename "userId"', "Übersetze die Hilfe", "修复登录", "green again 🚀", "a\tb\nc", ""]
 
 
@@ -78,6 +83,17 @@ def config(size: int) -> bytes:
     line = b"setting: value  # %s: true is not this line\n" % MODES[0][0].encode()
     tail = b"%s: true\n" % MODES[-1][0].encode()
     return line * ((size - len(tail)) // len(line)) + tail
+
+
+def manifests() -> Dict[str, bytes]:
+    """The manifests persist and resume are timed on, by name."""
+    head = b"---\nimage: "
+    at_bound = MANIFEST_BOUND - len(head) - len(MANIFEST_TAIL)
+    return {
+        "body 1 MB": b"---" + MANIFEST_TAIL + b"body line\n" * ((1 << 20) // 10),
+        "front matter at bound": head + b"A" * at_bound + MANIFEST_TAIL,
+        "front matter past bound": head + b"A" * (at_bound + 1) + MANIFEST_TAIL,
+    }
 
 
 def corpus() -> List[str]:
@@ -205,6 +221,34 @@ class Bench:
                 self.check(commands[name], want, stdin=stream)
         stats = self.hyperfine("batch", commands, shell=True)
         self.results["batch_records_per_s"] = {n: BATCH_RECORDS / (s["median_ms"] / 1000) for n, s in stats.items()}
+
+    def manifests(self) -> None:
+        """persist and resume on each manifest of manifests(), every layer, medians and ratios to cli-pure."""
+        layers = {layer.name: layer for layer in all_layers() if "persist" in layer.commands}
+        parse = layers["cli-pure"].run("parse", [a.encode() for a in MANIFEST_LINE_ARGS])
+        line = self.file("line.json", parse.stdout)
+        out: Dict[str, Dict[str, Dict[str, float]]] = {}
+        for label, data in manifests().items():
+            for verb in ("persist", "resume"):
+                path = self.file(f"manifest-{verb}-{label.replace(' ', '-')}.md", data)
+                args = [str(path)] + (["go"] if verb == "resume" else [])
+                commands = {n: self.command(layer, verb, args) for n, layer in layers.items()}
+                if verb == "persist":
+                    commands = {n: c + " < " + shlex.quote(str(line)) for n, c in commands.items()}
+                want = None
+                for name, command in commands.items():  # every layer answers as the pure reference, byte for byte
+                    done = subprocess.run(command, shell=True, capture_output=True, timeout=600)
+                    got = (done.returncode, done.stdout, path.read_bytes())
+                    want = want or got
+                    if got != want:
+                        raise SystemExit(f"bench: {name} {verb} on {label}: {got[:2]!r}, expected {want[:2]!r}")
+                stats = self.hyperfine(f"{verb}-{label.replace(' ', '-')}", commands, shell=True)
+                pure = stats["cli-pure"]["median_ms"]
+                out[f"{verb}, {label} (status {want[0]})"] = {
+                    n: {"median_ms": st["median_ms"], "cpu_ms": st["cpu_ms"], "vs_cli_pure": st["median_ms"] / pure}
+                    for n, st in stats.items()
+                }
+        self.results["manifests_ms"] = out
 
     def hook_start(self) -> None:
         """Issue 28: the hook runs before every prompt; for one that is no workflow it must answer nothing, fast.
@@ -389,7 +433,22 @@ def report(r: Dict[str, Any], notes: str) -> str:
         f"| {n} | {s['median_ms']:.2f} | {s['min_ms']:.2f}-{s['max_ms']:.2f} | {s['cpu_ms']:.2f} |"
         for n, s in r.get("hook_start", {}).items()
     ]
+    lines += ["", *manifest_table(r)]
     return "\n".join(lines) + "\n\n" + notes
+
+
+def manifest_table(r: Dict[str, Any]) -> List[str]:
+    """persist and resume (SPEC P10): ms, median, and the ratio to the Python layer (cli-pure) beside it."""
+    runs = r.get("manifests_ms")
+    if not runs:
+        return []
+    names = list(next(iter(runs.values())))
+    lines = ["## persist and resume (ms, median; x = ratio to cli-pure)", ""]
+    lines += ["| run | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for run, layers in runs.items():
+        cells = [f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)" for v in layers.values()]
+        lines.append(f"| {run} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def plot(r: Dict[str, Any], path: Path) -> None:
@@ -411,7 +470,7 @@ def plot(r: Dict[str, Any], path: Path) -> None:
     figure.savefig(path, dpi=90)
 
 
-PARTS = ("cold_start", "in_process", "scaling", "batch", "hook_start")
+PARTS = ("cold_start", "in_process", "scaling", "batch", "manifests", "hook_start")
 
 
 def main() -> int:
@@ -427,12 +486,14 @@ def main() -> int:
             getattr(bench, options.only)()
         results = {**bench.results, "load": [load, " ".join("%.2f" % x for x in os.getloadavg())]}
         print(json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1))
+        if options.only == "manifests":
+            print("\n".join(manifest_table(results)))
         for row in hook_targets(results) if options.only == "hook_start" else []:
             print("bench: %s: wanted %s, measured %s: %s" % (*row[:3], "PASS" if row[3] else "MISS"))
         return 0
     with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work:
         bench = Bench(3 if options.quick else 15, Path(work))
-        for part in (bench.cold_start, bench.in_process, bench.scaling, bench.batch, bench.hook_start):
+        for part in (bench.cold_start, bench.in_process, bench.scaling, bench.batch, bench.manifests, bench.hook_start):
             print(f"bench: {part.__name__}", file=sys.stderr, flush=True)
             part()
     results = bench.results

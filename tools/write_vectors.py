@@ -83,10 +83,12 @@ def run_case(layer: Layer, case: dict, workdir: Path) -> Tuple[vectors.Vector, b
         spec = dict(vector.extra["manifest"])
         result, path = vectors.run_manifest_vector(layer, vector, workdir)
         target = vectors.manifest_file(spec, path)
-        before = vectors.to_bytes(spec["before"]) if spec.get("before") is not None else None
+        before = vectors.manifest_bytes(spec, "before")
         if spec.get("type", "file") in ("file", "symlink") and target.is_file():
             after = target.read_bytes()
             if after != before:
+                if "fill" in spec:  # written back in the short form
+                    after = after.replace(b"A" * spec["fill"], vectors.FILL_PLACEHOLDER, 1)
                 spec = _with_after(spec, vectors.from_bytes(after))
         extra["manifest"] = spec
     else:

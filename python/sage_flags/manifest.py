@@ -45,9 +45,6 @@ MAX_LINE_BYTES = 1 << 20
 # P4: a plain value token may not start with these YAML indicators (a quoted, flow, block, anchored,
 # aliased, tagged or reserved value); "-", "?" and ":" only when alone.
 _INDICATORS = b"[]{}#&*!|>'\"%@`,"
-# P4: a line of the flags block at its entries' indentation is `key:` then blanks (or the end): the key plain
-# (no indicator first, no colon or # in it) or quoted (no escapes). Any other line there: not a mapping.
-_ENTRY = re.compile(rb"""("[^"\\]*"|'[^']*'|[^][{}#&*!|>'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)[ \t]*:([ \t].*)?""")
 STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its temp file's age decides
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
@@ -140,105 +137,229 @@ def _value_token(rest: bytes) -> "Optional[Tuple[int, int]]":
 
 # --------------------------------------------------------------- frontmatter
 
+# P10: a front matter ends, its closing line included, within the first MAX_FRONTMATTER_BYTES of the file.
+MAX_FRONTMATTER_BYTES = 1 << 16
+_KEY_FORM = rb"""("[^"\\]*"|'[^']*'|[^][{}#&*!|>'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)"""
+# P4: a line of the flags block at its entries' indentation is `key:` then blanks (or the end): the key plain
+# (no indicator first, no colon or # in it) or quoted (no escapes). Any other line there: not a mapping.
+_ENTRY = re.compile(_KEY_FORM + rb"[ \t]*:([ \t].*)?")
+# P11: what stands in front of a line's value: `- `, `? ` or `: `, a `key: `, an anchor or a tag, then blanks.
+_PREFIX = re.compile(rb"([-?:]([ \t]|$)|" + _KEY_FORM + rb"[ \t]*:([ \t]|$)|[&!][^ \t]*)[ \t]*")
+# P11: a value YAML reads whole on its line: a quoted scalar or a flow collection (two levels at most, no
+# comment inside), or a block scalar's header, then blanks or a comment.
+_QUOTED = rb"""("([^"\\]|\\.)*"|'([^']|'')*')"""
+_FLOW_ITEM = rb"""([^][{}"'#]|%s)""" % _QUOTED
+_INNER_FLOW = rb"(\[%s*\]|\{%s*\})" % (_FLOW_ITEM, _FLOW_ITEM)
+_TAIL = rb"([ \t]+#.*|[ \t]*)"
+_ONE_LINE = re.compile(
+    rb"(%s|\[(%s|%s)*\]|\{(%s|%s)*\})%s" % (_QUOTED, _FLOW_ITEM, _INNER_FLOW, _FLOW_ITEM, _INNER_FLOW, _TAIL)
+)
+_BLOCK_HEADER = re.compile(rb"[|>]([1-9][+-]?|[+-][1-9]?)?" + _TAIL)
+NODE, TEXT, COMMENT, BLANK = "node", "text", "comment", "blank"  # what a front matter line is
+
+
+def _node_value(content: bytes) -> "Tuple[int, bytes]":
+    """P11: (the column of the node that owns a line's value, the value): what stands in front taken off."""
+    column = owner = len(_indent(content))
+    value = content[column:]
+    prefix = _PREFIX.match(value)
+    while prefix:
+        if value[:1] not in (b"&", b"!"):  # an anchor or a tag belongs to the value, not to a new node
+            owner = column
+        column += prefix.end()
+        value = value[prefix.end() :]
+        prefix = _PREFIX.match(value)
+    return owner, value
+
 
 class Frontmatter:
-    """Where things are in a manifest: BOM, lines, the frontmatter and its flags block."""
+    """One pass over a manifest's front matter, line by line (P3, P4, P8, P10, P11): what resume reads and,
+    given the tokens to write, the front matter persist writes.
 
-    def __init__(self, data: bytes) -> None:
+    ``keys`` are the entries persist writes (each mode, then its number); ``tokens`` their new value tokens,
+    or None (resume: read only). ``recorded`` maps a key to its last entry's value token (b"" when that is not
+    one plain value). UnsafeManifest: not in the subset persist edits (P8); resume then restores nothing.
+    """
+
+    def __init__(self, data: bytes, keys: "Sequence[bytes]", tokens: "Optional[Sequence[bytes]]" = None) -> None:
         if b"\0" in data:
             raise UnsafeManifest("the manifest holds NUL bytes: not a text file")
+        self.keys, self.tokens = keys, tokens
         self.bom = BOM if data.startswith(BOM) else b""
-        self.lines = _split_lines(data[len(self.bom) :])
-        first = self.lines[0] if self.lines else b""
+        self.text = data[len(self.bom) :]
+        self.offset = 0  # where the next line of text starts
+        first = self._next_line()
         self.eol = b"\r\n" if first.endswith(b"\r\n") else b"\n"  # added lines follow the first line
         self.present = _is_fence(_content(first))
-        self.close = 0
-        self.header = -1  # index of the top-level `flags:` line
-        self.block_end = -1  # index after the flags block's last line
+        self.recorded: Dict[bytes, bytes] = {}
+        self.lines = [first]  # the front matter persist writes, its fences included
         if not self.present:
+            self.offset = 0  # no front matter: all of the text is the body
             return
-        for index in range(1, len(self.lines)):
-            if _is_fence(_content(self.lines[index])):
-                self.close = index
+        self.first_key_seen = False
+        self.header_seen = False
+        self.in_block = False
+        self.entry_indent: Optional[bytes] = None
+        self.last_entry_key: Optional[int] = None  # the key of the block's last entry while it may continue
+        self.seen: List[int] = []  # the keys that have an entry
+        self.held: List[bytes] = []  # blank lines and column-0 comments after the block's last line
+        self.scalar_owner = -1  # while a block scalar is open: the column its text must be deeper than
+        self.scalar_keep = False
+        self.keep_at_block_end = False
+        while True:
+            if self.offset >= len(self.text):
+                raise UnsafeManifest("the frontmatter's opening --- has no closing ---")
+            line = self._next_line()
+            if len(self.bom) + self.offset > MAX_FRONTMATTER_BYTES:
+                raise UnsafeManifest("the frontmatter is longer than %d bytes" % MAX_FRONTMATTER_BYTES)
+            if _is_fence(_content(line)):
                 break
+            self._take_line(line)
+        self._end_block()
+        if not self.header_seen and tokens is not None:
+            self.lines.append(FLAGS_KEY + b":" + self.eol)
+            self.lines += self._missing_entries()
+        self.lines.append(line)
+
+    def _next_line(self) -> bytes:
+        """The next line of the text, its LF kept (the last one may have none)."""
+        end = self.text.find(b"\n", self.offset) + 1 or len(self.text)
+        line = self.text[self.offset : end]
+        self.offset = end
+        return line
+
+    def _take_line(self, line: bytes) -> None:
+        """One line between the fences."""
+        content = _content(line)
+        depth = len(_indent(content))
+        if _is_blank(content):
+            kind = BLANK
+        elif self.scalar_owner >= 0 and depth > self.scalar_owner:
+            kind = TEXT  # a block scalar's text: any bytes
         else:
-            raise UnsafeManifest("the frontmatter's opening --- has no closing ---")
-        first_key = None  # P8: the frontmatter is a block mapping at column 0, one YAML document
-        for index in range(1, self.close):
-            content = _content(self.lines[index])
-            if content[:3] in (b"---", b"...") and content[3:4] in (b"", b" ", b"\t"):
-                raise UnsafeManifest("the frontmatter holds a YAML document marker")
-            if first_key is None and not (_is_blank(content) or _is_comment(content)):
-                first_key = content
-        if first_key is not None and not _ENTRY.fullmatch(first_key):
+            self.scalar_owner = -1  # a line not deeper than its owner ends a block scalar
+            kind = COMMENT if _is_comment(content) else NODE
+            if kind == NODE:
+                self._check_node(content)
+        if self.in_block:
+            if kind == BLANK or (kind == COMMENT and depth == 0):
+                self.held.append(line)  # the block's, if indented lines follow
+                return
+            if depth > 0:
+                self.lines += self.held
+                self.held = []
+                self._block_line(line, content, kind)
+                return
+            if self.entry_indent is None and content[:1] == b"-" and content[1:2] in (b"", b" ", b"\t"):
+                raise UnsafeManifest("the frontmatter's flags: block is a list, not a mapping")  # compact `- x`
+            self._end_block()
+        if kind == NODE and depth == 0:
+            rest = _key_rest(content, FLAGS_KEY)
+            if rest is not None:
+                if self.header_seen:
+                    raise UnsafeManifest("the frontmatter has two top-level flags: keys")
+                if not _is_comment_tail(rest) or rest.startswith(b"#"):
+                    raise UnsafeManifest("the frontmatter's flags: key is not a block")
+                self.header_seen = self.in_block = True
+        self.lines.append(line)
+
+    def _check_node(self, content: bytes) -> None:
+        """P8, P11 for a line that starts a node: one YAML document, a mapping at column 0, and a value YAML
+        reads whole on this line (or a block scalar, whose text the next lines are)."""
+        if content[:3] in (b"---", b"...") and content[3:4] in (b"", b" ", b"\t"):
+            raise UnsafeManifest("the frontmatter holds a YAML document marker")
+        if not self.first_key_seen and not _ENTRY.fullmatch(content):
             raise UnsafeManifest("the frontmatter is not a mapping with its keys at column 0")
-        for index in range(1, self.close):
-            rest = _key_rest(_content(self.lines[index]), FLAGS_KEY)
+        self.first_key_seen = True
+        owner, value = _node_value(content)
+        if value[:1] in (b'"', b"'", b"[", b"{") and not _ONE_LINE.fullmatch(value):
+            raise UnsafeManifest("a quoted scalar or flow collection in the frontmatter goes on past its line")
+        if value[:1] in (b"|", b">"):
+            if not _BLOCK_HEADER.fullmatch(value):
+                raise UnsafeManifest("a block scalar's header in the frontmatter is not one YAML reads")
+            self.scalar_owner = owner
+            self.scalar_keep = b"+" in value.split(b"#")[0]
+
+    def _block_line(self, line: bytes, content: bytes, kind: str) -> None:
+        """An indented line of the flags block."""
+        indent = _indent(content)
+        if kind == NODE and self.entry_indent is None:
+            self.entry_indent = indent
+        if kind == TEXT or (kind == NODE and len(indent) > len(self.entry_indent or b"")):
+            self._entry_continues()
+        elif kind == NODE:
+            if indent != self.entry_indent or not _ENTRY.fullmatch(content[len(indent) :]):
+                raise UnsafeManifest("the frontmatter's flags: block is not a mapping of one key per line")
+            line = self._entry(line, content, indent)
+        self.lines.append(line)
+        self.keep_at_block_end = self.scalar_owner >= 0 and self.scalar_keep
+
+    def _entry(self, line: bytes, content: bytes, indent: bytes) -> bytes:
+        """An entry of the flags block: recorded and, for persist, its value token replaced (P4)."""
+        self.last_entry_key = None
+        for number, key in enumerate(self.keys):
+            rest = _key_rest(content[len(indent) :], key)
             if rest is None:
                 continue
-            if self.header >= 0:
-                raise UnsafeManifest("the frontmatter has two top-level flags: keys")
-            if not _is_comment_tail(rest) or rest.startswith(b"#"):
-                raise UnsafeManifest("the frontmatter's flags: key is not a block")
-            self.header = index
-        if self.header < 0:
+            span = _value_token(rest)
+            self.recorded[key] = rest[span[0] : span[1]] if span else b""
+            self.seen.append(number)
+            self.last_entry_key = number
+            if self.tokens is None:
+                return line
+            if span is None:
+                raise UnsafeManifest("the flags: entry for %s has no single plain value" % key.decode())
+            colon_end = len(content) - len(rest)  # `rest` is what follows the colon
+            ending = line[len(content) :]
+            return content[: colon_end + span[0]] + self.tokens[number] + content[colon_end + span[1] :] + ending
+        return line
+
+    def _entry_continues(self) -> None:
+        """A deeper line under the block's last entry: that entry's value is not one plain value."""
+        if self.last_entry_key is None:
             return
-        # The block: the indented lines under the header, and blank lines and comments between them (YAML
-        # ignores comments, so a column-0 comment followed by indented entries does not end the block).
-        last = self.header
-        for index in range(self.header + 1, self.close):
-            content = _content(self.lines[index])
-            if content[:1] in (b" ", b"\t") and not _is_blank(content):
-                last = index
-            elif not (_is_blank(content) or _is_comment(content)):
-                break
-        self.block_end = last + 1
-        indent = self.entry_indent()
-        for index in range(self.header + 1, self.block_end):
-            content = _content(self.lines[index])
-            if _is_blank(content) or _is_comment(content) or len(_indent(content)) > len(indent):
-                continue
-            if _indent(content) != indent or not _ENTRY.fullmatch(content[len(indent) :]):
-                raise UnsafeManifest("the frontmatter's flags: block is not a mapping of one key per line")
+        key = self.keys[self.last_entry_key]
+        self.recorded[key] = b""
+        if self.tokens is not None:
+            raise UnsafeManifest("the flags: entry for %s has no single plain value" % key.decode())
+        self.last_entry_key = None
 
-    def first_value_line(self) -> bytes:
-        """The first line under the header that is neither blank nor a comment (b"" if none)."""
-        for index in range(self.header + 1, self.close):
-            content = _content(self.lines[index])
-            if not (_is_blank(content) or _is_comment(content)):
-                return content
-        return b""
+    def _end_block(self) -> None:
+        """The flags block ends: the missing entries go after its last line (after the blank lines that follow
+        when those belong to a keep block scalar `|+`), then the held lines."""
+        if not self.in_block:
+            return
+        self.in_block = False
+        blank = 0
+        while self.keep_at_block_end and blank < len(self.held) and _is_blank(_content(self.held[blank])):
+            blank += 1
+        missing = self._missing_entries() if self.tokens is not None else []
+        self.lines += self.held[:blank] + missing + self.held[blank:]
+        self.held = []
 
-    def continues(self, index: int) -> bool:
-        """Whether the entry at ``index`` has more-indented lines under it (a multi-line value)."""
-        depth = len(_indent(_content(self.lines[index])))
-        for below in range(index + 1, self.block_end):
-            content = _content(self.lines[below])
-            if _is_blank(content) or _is_comment(content):
-                continue
-            return len(_indent(content)) > depth
-        return False
+    def _missing_entries(self) -> "List[bytes]":
+        """The entry lines for the keys that have none, in vocabulary order."""
+        indent, tokens = self.entry_indent or NEW_BLOCK_INDENT, self.tokens or ()
+        return [
+            indent + key + b": " + tokens[number] + self.eol
+            for number, key in enumerate(self.keys)
+            if number not in self.seen
+        ]
 
-    def entry_indent(self) -> bytes:
-        """The indentation of the flags block's first entry (two spaces for an empty block)."""
-        for index in range(self.header + 1, self.block_end):
-            content = _content(self.lines[index])
-            if not _is_blank(content) and not _is_comment(content):
-                return _indent(content)
-        return NEW_BLOCK_INDENT
+    def body(self) -> bytes:
+        """The bytes after the front matter (all of them when there is none)."""
+        return self.text[self.offset :]
 
-    def entries(self, key: bytes) -> "List[Tuple[int, bytes]]":
-        """(line index, text after the colon) of each entry for ``key`` in the flags block."""
-        found = []
-        indent = self.entry_indent()
-        for index in range(self.header + 1, self.block_end):
-            content = _content(self.lines[index])
-            if _indent(content) != indent:
-                continue
-            rest = _key_rest(content[len(indent) :], key)
-            if rest is not None:
-                found.append((index, b"" if self.continues(index) else rest))  # b"": no single value
-        return found
+
+def vocabulary_keys() -> "List[bytes]":
+    """The entries persist writes, in vocabulary order: each mode, then its number (P4)."""
+    keys = []
+    for index, (key, _) in enumerate(MODES):
+        keys.append(key.encode("ascii"))
+        row = _VALUE_OF.get(index)
+        if row is not None:
+            keys.append(row[1].encode("ascii"))
+    return keys
 
 
 def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
@@ -246,98 +367,43 @@ def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
     records one its vocabulary allows (a plain decimal from the minimum to the cap). Anything unclear records
     nothing."""
     try:
-        manifest = Frontmatter(data)
+        manifest = Frontmatter(data, vocabulary_keys())
     except UnsafeManifest:
         return {}
     values: Dict[str, Union[bool, int]] = {}
-    if manifest.header < 0:
-        return values
-
-    def token_of(key: str) -> bytes:
-        entries = manifest.entries(key.encode("ascii"))
-        if not entries:
-            return b""
-        rest = entries[-1][1]  # a repeated key: the last one counts, as in YAML loaders
-        span = _value_token(rest)
-        return rest[span[0] : span[1]] if span else b""
-
     for index, (key, _) in enumerate(MODES):
-        token = token_of(key)
+        token = manifest.recorded.get(key.encode("ascii"), b"")
         if token in (b"true", b"false"):
             values[key] = token == b"true"
         row = _VALUE_OF.get(index)
         if row is not None:
-            number = token_of(row.field)
+            number = manifest.recorded.get(row.field.encode("ascii"), b"")
             if number.isdigit() and len(number) <= 9 and row.minimum <= int(number) <= row.cap:
                 values[row.field] = int(number)
     return values
 
 
-def entries_to_write(values: "Dict[str, Union[bool, int]]") -> "List[Tuple[str, bytes]]":
-    """P4: the flags block's entries, (key, value token), in vocabulary order: each mode, then its number."""
-    entries = []
+def value_tokens(values: "Dict[str, Union[bool, int]]") -> "List[bytes]":
+    """P4: the value tokens persist writes, parallel to vocabulary_keys()."""
+    tokens = []
     for index, (key, _) in enumerate(MODES):
-        entries.append((key, b"true" if values[key] else b"false"))
+        tokens.append(b"true" if values[key] else b"false")
         row = _VALUE_OF.get(index)
         if row is not None:
-            entries.append((row.field, str(values[row.field]).encode("ascii")))
-    return entries
-
-
-def _entry_line(indent: bytes, key: str, token: bytes, eol: bytes) -> bytes:
-    return indent + key.encode("ascii") + b": " + token + eol
+            tokens.append(str(values[row.field]).encode("ascii"))
+    return tokens
 
 
 def updated_manifest(data: "Optional[bytes]", values: "Dict[str, Union[bool, int]]") -> bytes:
     """MANIFEST's bytes with ``values`` recorded; ``data`` None means no file yet."""
-    manifest = Frontmatter(data or b"")
+    keys, tokens = vocabulary_keys(), value_tokens(values)
+    manifest = Frontmatter(data or b"", keys, tokens)
+    if manifest.present:
+        return manifest.bom + b"".join(manifest.lines) + manifest.body()
     eol = manifest.eol
-    lines = manifest.lines
-    entries = entries_to_write(values)
-    if not manifest.present:
-        block = [DELIMITER + eol, FLAGS_KEY + b":" + eol]
-        block += [_entry_line(NEW_BLOCK_INDENT, key, token, eol) for key, token in entries]
-        return manifest.bom + b"".join(block) + DELIMITER + eol + b"".join(lines)
-    if manifest.header < 0:
-        block = [FLAGS_KEY + b":" + eol]
-        block += [_entry_line(NEW_BLOCK_INDENT, key, token, eol) for key, token in entries]
-        lines = lines[: manifest.close] + block + lines[manifest.close :]
-        return manifest.bom + b"".join(lines)
-    indent = manifest.entry_indent()
-    first_entry = next(
-        (
-            _content(lines[i])[len(indent) :]
-            for i in range(manifest.header + 1, manifest.block_end)
-            if _indent(_content(lines[i])) == indent and not _is_blank(_content(lines[i]))
-        ),
-        b"",
-    )
-    column_zero = manifest.first_value_line()
-    if any(
-        item[:1] == b"-" and item[1:2] in (b"", b" ", b"\t") for item in (first_entry, column_zero)
-    ):  # `  - x` or YAML's compact `- x` at column 0: a list
-        raise UnsafeManifest("the frontmatter's flags: block is a list, not a mapping")
-    lines = list(lines)
-    missing = []
-    for key, token in entries:
-        found = manifest.entries(key.encode("ascii"))
-        if not found:
-            missing.append(_entry_line(indent, key, token, eol))
-        for index, rest in found:
-            span = _value_token(rest)
-            if span is None:
-                raise UnsafeManifest("the flags: entry for %s has no single plain value" % key)
-            content = _content(lines[index])
-            ending = lines[index][len(content) :]
-            colon_end = len(content) - len(rest)  # `rest` is what follows the colon
-            lines[index] = content[: colon_end + span[0]] + token + content[colon_end + span[1] :] + ending
-    if missing:
-        insert_at = manifest.header + 1
-        for index in range(manifest.header + 1, manifest.block_end):
-            if not _is_blank(_content(lines[index])):
-                insert_at = index + 1
-        lines[insert_at:insert_at] = missing
-    return manifest.bom + b"".join(lines)
+    block = [DELIMITER + eol, FLAGS_KEY + b":" + eol]
+    block += [NEW_BLOCK_INDENT + key + b": " + token + eol for key, token in zip(keys, tokens)]
+    return manifest.bom + b"".join(block) + DELIMITER + eol + manifest.body()
 
 
 # --------------------------------------------------------------- the contract line
@@ -496,8 +562,8 @@ def _may_write(path: bytes) -> bool:
 
 
 def read_frontmatter_prefix(path: bytes) -> bytes:
-    """resume: the manifest's bytes up to the end of its frontmatter's closing line (the whole file when it
-    never closes; its first line when it has no frontmatter), read in chunks: a long body is never read.
+    """resume: the manifest's bytes up to the end of its frontmatter's closing line (its first line when it has
+    no frontmatter), read in chunks, never more than MAX_FRONTMATTER_BYTES + 1 (P10): a long body is never read.
     b"" when there is nothing regular to read (R2)."""
     try:
         opened = _open_regular(path, nofollow=False)
@@ -506,7 +572,7 @@ def read_frontmatter_prefix(path: bytes) -> bytes:
     if opened is None:
         return b""
     fd = opened[0]
-    data = bytearray()
+    data = bytearray()  # P10: never more than MAX_FRONTMATTER_BYTES + 1 bytes
     scanned = 0  # where the next line to look at starts
     try:
         while True:
@@ -524,8 +590,8 @@ def read_frontmatter_prefix(path: bytes) -> bytes:
                     return bytes(data[: newline + 1])
                 scanned = newline + 1
                 newline = data.find(b"\n", scanned)
-            if not chunk:
-                return bytes(data)
+            if not chunk or len(data) > MAX_FRONTMATTER_BYTES:
+                return bytes(data[: MAX_FRONTMATTER_BYTES + 1])
     finally:
         os.close(fd)
 

@@ -73,10 +73,18 @@ SAGE_FLAGS_READ_CHUNK=65536
 SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
 # A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
 SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
-# P4: a line of the flags block at its entries' indentation: `key:` then blanks
-# or the end; the key plain (no indicator first, no colon or # in it) or quoted
-# (no escapes). manifest.py's _ENTRY.
-SAGE_FLAGS_ENTRY_RE=$'^("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)[ \t]*:([ \t].*)?$'
+# P10: a front matter ends, its closing line included, within the first this many bytes of the file.
+SAGE_FLAGS_MAX_FRONTMATTER_BYTES=65536
+# The regular expressions of manifest.py, the same characters (see there).
+SAGE_FLAGS_KEY_FORM=$'("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)'
+SAGE_FLAGS_ENTRY_RE="^$SAGE_FLAGS_KEY_FORM"$'[ \t]*:([ \t].*)?$'
+SAGE_FLAGS_PREFIX_RE=$'^([-?:]([ \t]|$)|'"$SAGE_FLAGS_KEY_FORM"$'[ \t]*:([ \t]|$)|[&!][^ \t]*)[ \t]*'
+SAGE_FLAGS_QUOTED=$'("([^"\\\\]|\\\\.)*"|\'([^\']|\'\')*\')'
+SAGE_FLAGS_FLOW_ITEM="([^][{}\"'#]|$SAGE_FLAGS_QUOTED)"
+SAGE_FLAGS_INNER_FLOW="(\\[$SAGE_FLAGS_FLOW_ITEM*\\]|\\{$SAGE_FLAGS_FLOW_ITEM*\\})"
+SAGE_FLAGS_TAIL=$'([ \t]+#.*|[ \t]*)'
+SAGE_FLAGS_ONE_LINE_RE="^($SAGE_FLAGS_QUOTED|\\[($SAGE_FLAGS_FLOW_ITEM|$SAGE_FLAGS_INNER_FLOW)*\\]|\\{($SAGE_FLAGS_FLOW_ITEM|$SAGE_FLAGS_INNER_FLOW)*\\})$SAGE_FLAGS_TAIL\$"
+SAGE_FLAGS_BLOCK_HEADER_RE="^[|>]([1-9][+-]?|[+-][1-9]?)?$SAGE_FLAGS_TAIL\$"
 
 SAGE_FLAGS_UNSAFE=
 SAGE_FLAGS_LINE_HAS_ERROR=0
@@ -244,7 +252,7 @@ sage_flags__next_line() {
     local window=$SAGE_FLAGS_CHUNK chunk line
     while :; do
         chunk=${SAGE_FLAGS_FM_TEXT:SAGE_FLAGS_FM_OFF:window}
-        line=${chunk%%$'\n'*}
+        line=${chunk/$'\n'*/} # not ${chunk%%...}: bash 4.4 spends O(length) per byte on that
         if ((${#line} < ${#chunk})); then
             line+=$'\n'
             break
@@ -259,9 +267,15 @@ sage_flags__next_line() {
 }
 
 # A line without its LF and without one CR before it (CRLF files).
+# (`${1%$'\n'}` would cost a pass per byte of a line without one: tested first.)
 sage_flags__content() {
-    local content=${1%$'\n'}
-    SAGE_FLAGS_CONTENT=${content%$'\r'}
+    SAGE_FLAGS_CONTENT=$1
+    if [[ $SAGE_FLAGS_CONTENT == *$'\n' ]]; then
+        SAGE_FLAGS_CONTENT=${SAGE_FLAGS_CONTENT%?}
+    fi
+    if [[ $SAGE_FLAGS_CONTENT == *$'\r' ]]; then
+        SAGE_FLAGS_CONTENT=${SAGE_FLAGS_CONTENT%?}
+    fi
 }
 
 sage_flags__is_blank() {
@@ -274,7 +288,7 @@ sage_flags__is_fence() {
 }
 
 sage_flags__is_comment() {
-    [[ ${1#"${1%%[!"$SAGE_FLAGS_BLANKS"]*}"} == '#'* ]]
+    [[ ${1#"${1/[!"$SAGE_FLAGS_BLANKS"]*/}"} == '#'* ]]
 }
 
 # What follows `KEY:` in CONTENT (blanks allowed before the colon; the key
@@ -290,7 +304,7 @@ sage_flags__key_rest() {
         return 1
     fi
     after=${1:${#form}}
-    after=${after#"${after%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+    after=${after#"${after/[!"$SAGE_FLAGS_BLANKS"]*/}"}
     if [[ $after != :* ]]; then
         return 1
     fi
@@ -299,7 +313,7 @@ sage_flags__key_rest() {
 
 # Nothing, blanks, or blanks then a `# comment`: what may follow a value.
 sage_flags__is_comment_tail() {
-    local stripped=${1#"${1%%[!"$SAGE_FLAGS_BLANKS"]*}"}
+    local stripped=${1#"${1/[!"$SAGE_FLAGS_BLANKS"]*/}"}
     if [[ -z $stripped ]]; then
         return 0
     fi
@@ -310,12 +324,12 @@ sage_flags__is_comment_tail() {
 # REST); status 1 when it is not one plain token.
 sage_flags__value_token() {
     local rest=$1 lead stripped token
-    lead=${rest%%[!"$SAGE_FLAGS_BLANKS"]*}
+    lead=${rest/[!"$SAGE_FLAGS_BLANKS"]*/}
     stripped=${rest:${#lead}}
     if [[ -z $lead || -z $stripped || $stripped == '#'* ]]; then
         return 1
     fi
-    token=${stripped%%["$SAGE_FLAGS_BLANKS"]*}
+    token=${stripped/["$SAGE_FLAGS_BLANKS"]*/}
     sage_flags__is_comment_tail "${stripped:${#token}}" || return 1
     # A value YAML reads as one scalar on this line: plain (no indicator first;
     # - ? : only when not alone), or quoted without escapes or inner quotes.
@@ -331,23 +345,27 @@ sage_flags__value_token() {
 
 # ---------------------------------------------------------------- frontmatter
 
+# One pass over the front matter, line by line (P3, P4, P8, P10, P11), as
+# manifest.py's Frontmatter: TEXT is the manifest's bytes; WRITE (1 or 0) says
+# whether SAGE_FLAGS__ENTRY_TOKENS are written (persist) or only read (resume).
+# Sets SAGE_FLAGS_FM_LINES (the front matter persist writes, fences included),
+# SAGE_FLAGS_FM_OFF (where the body starts) and SAGE_FLAGS_RECORDED_TOKENS
+# (parallel to SAGE_FLAGS__ENTRY_KEYS: the last entry's value token, empty when
+# not one plain value). Status 1 with SAGE_FLAGS_UNSAFE: not in the subset (P8).
 sage_flags_read_frontmatter() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local text=$1 index first last
+    local text=$1 first
     SAGE_FLAGS_UNSAFE=
+    SAGE_FLAGS_FM_WRITE=${2:-0}
     SAGE_FLAGS_FM_BOM=
     if [[ $text == "$SAGE_FLAGS_BOM"* ]]; then
         SAGE_FLAGS_FM_BOM=$SAGE_FLAGS_BOM
         text=${text:3}
     fi
-    SAGE_FLAGS_FM_TEXT=$text
-    SAGE_FLAGS_FM_N=${#text}
+    # P10: the front matter is scanned in the first MAX + 1 bytes only; the body is copied, never scanned.
+    SAGE_FLAGS_FM_TEXT=${text:0:SAGE_FLAGS_MAX_FRONTMATTER_BYTES+1}
+    SAGE_FLAGS_FM_N=${#SAGE_FLAGS_FM_TEXT}
     SAGE_FLAGS_FM_OFF=0
-    SAGE_FLAGS_FM_LINES=()
-    SAGE_FLAGS_FM_PRESENT=0
-    SAGE_FLAGS_FM_CLOSE=0
-    SAGE_FLAGS_FM_HEADER=-1
-    SAGE_FLAGS_FM_BLOCK_END=-1
     sage_flags__next_line
     first=$SAGE_FLAGS_LINE
     SAGE_FLAGS_FM_EOL=$'\n' # added lines follow the first line
@@ -355,46 +373,86 @@ sage_flags_read_frontmatter() {
         SAGE_FLAGS_FM_EOL=$'\r\n'
     fi
     sage_flags__content "$first"
+    SAGE_FLAGS_FM_PRESENT=0
+    SAGE_FLAGS_RECORDED_TOKENS=()
+    SAGE_FLAGS_FM_LINES=("$first")
     if ! sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
-        SAGE_FLAGS_FM_OFF=0 # no frontmatter: all of the text is the rest
+        SAGE_FLAGS_FM_OFF=0 # no front matter: all of the text is the body
         return 0
     fi
     SAGE_FLAGS_FM_PRESENT=1
-    SAGE_FLAGS_FM_LINES[0]=$first
-    while ((SAGE_FLAGS_FM_OFF < SAGE_FLAGS_FM_N)); do
+    SAGE_FLAGS_FM_FIRST_KEY_SEEN=0
+    SAGE_FLAGS_FM_HEADER_SEEN=0
+    SAGE_FLAGS_FM_IN_BLOCK=0
+    SAGE_FLAGS_FM_ENTRY_INDENT=
+    SAGE_FLAGS_FM_LAST_ENTRY_KEY=-1 # the key of the block's last entry while it may continue
+    SAGE_FLAGS_FM_SEEN=()           # 1 at the number of each key that has an entry
+    SAGE_FLAGS_FM_HELD=()           # blank lines and column-0 comments after the block's last line
+    SAGE_FLAGS_FM_SCALAR_OWNER=-1   # while a block scalar is open: the column its text must be deeper than
+    SAGE_FLAGS_FM_SCALAR_KEEP=0
+    SAGE_FLAGS_FM_KEEP_AT_BLOCK_END=0
+    while :; do
+        if ((SAGE_FLAGS_FM_OFF >= SAGE_FLAGS_FM_N)); then
+            SAGE_FLAGS_UNSAFE="the frontmatter's opening --- has no closing ---"
+            return 1
+        fi
         sage_flags__next_line
-        SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$SAGE_FLAGS_LINE
+        if ((${#SAGE_FLAGS_FM_BOM} + SAGE_FLAGS_FM_OFF > SAGE_FLAGS_MAX_FRONTMATTER_BYTES)); then
+            SAGE_FLAGS_UNSAFE="the frontmatter is longer than $SAGE_FLAGS_MAX_FRONTMATTER_BYTES bytes"
+            return 1
+        fi
         sage_flags__content "$SAGE_FLAGS_LINE"
         if sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
-            SAGE_FLAGS_FM_CLOSE=$((${#SAGE_FLAGS_FM_LINES[@]} - 1))
             break
         fi
+        sage_flags__take_line "$SAGE_FLAGS_LINE" || return 1
     done
-    if ((SAGE_FLAGS_FM_CLOSE == 0)); then
-        SAGE_FLAGS_UNSAFE="the frontmatter's opening --- has no closing ---"
-        return 1
+    first=$SAGE_FLAGS_LINE # the closing fence
+    sage_flags__end_block
+    if ((!SAGE_FLAGS_FM_HEADER_SEEN && SAGE_FLAGS_FM_WRITE)); then
+        SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=flags:$SAGE_FLAGS_FM_EOL
+        sage_flags__missing_entries
     fi
-    last= # P8: the frontmatter is a block mapping at column 0, one YAML document
-    for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        case $SAGE_FLAGS_CONTENT in
-            --- | ---[" "$'\t']* | ... | ...[" "$'\t']*)
-                SAGE_FLAGS_UNSAFE='the frontmatter holds a YAML document marker'
-                return 1
-                ;;
-        esac
-        if [[ -z $last ]] && ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
-            last=$SAGE_FLAGS_CONTENT
+    SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$first
+}
+
+# One line between the fences.
+sage_flags__take_line() {
+    local line=$1 content indent kind rest
+    sage_flags__content "$line"
+    content=$SAGE_FLAGS_CONTENT
+    indent=${content/[!"$SAGE_FLAGS_BLANKS"]*/}
+    if sage_flags__is_blank "$content"; then
+        kind=blank
+    elif ((SAGE_FLAGS_FM_SCALAR_OWNER >= 0 && ${#indent} > SAGE_FLAGS_FM_SCALAR_OWNER)); then
+        kind=text # a block scalar's text: any bytes
+    else
+        SAGE_FLAGS_FM_SCALAR_OWNER=-1 # a line not deeper than its owner ends a block scalar
+        kind=comment
+        if ! sage_flags__is_comment "$content"; then
+            kind=node
+            sage_flags__check_node "$content" || return 1
         fi
-    done
-    if [[ -n $last && ! $last =~ $SAGE_FLAGS_ENTRY_RE ]]; then
-        SAGE_FLAGS_UNSAFE='the frontmatter is not a mapping with its keys at column 0'
-        return 1
     fi
-    for ((index = 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        sage_flags__key_rest "$SAGE_FLAGS_CONTENT" flags || continue
-        if ((SAGE_FLAGS_FM_HEADER >= 0)); then
+    if ((SAGE_FLAGS_FM_IN_BLOCK)); then
+        if [[ $kind == blank || ($kind == comment && -z $indent) ]]; then
+            SAGE_FLAGS_FM_HELD[${#SAGE_FLAGS_FM_HELD[@]}]=$line # the block's, if indented lines follow
+            return 0
+        fi
+        if [[ -n $indent ]]; then
+            SAGE_FLAGS_FM_LINES+=(${SAGE_FLAGS_FM_HELD[@]+"${SAGE_FLAGS_FM_HELD[@]}"})
+            SAGE_FLAGS_FM_HELD=()
+            sage_flags__block_line "$line" "$content" "$indent" "$kind"
+            return
+        fi
+        if [[ -z $SAGE_FLAGS_FM_ENTRY_INDENT && ($content == - || $content == -["$SAGE_FLAGS_BLANKS"]*) ]]; then
+            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is a list, not a mapping" # compact `- x`
+            return 1
+        fi
+        sage_flags__end_block
+    fi
+    if [[ $kind == node && -z $indent ]] && sage_flags__key_rest "$content" flags; then
+        if ((SAGE_FLAGS_FM_HEADER_SEEN)); then
             SAGE_FLAGS_UNSAFE='the frontmatter has two top-level flags: keys'
             return 1
         fi
@@ -402,83 +460,180 @@ sage_flags_read_frontmatter() {
             SAGE_FLAGS_UNSAFE="the frontmatter's flags: key is not a block"
             return 1
         fi
-        SAGE_FLAGS_FM_HEADER=$index
-    done
-    if ((SAGE_FLAGS_FM_HEADER < 0)); then
-        return 0
+        SAGE_FLAGS_FM_HEADER_SEEN=1
+        SAGE_FLAGS_FM_IN_BLOCK=1
     fi
-    # The block: the indented lines under the header, and blank lines and
-    # comments between them (YAML ignores comments: a column-0 comment followed
-    # by indented entries does not end the block).
-    last=$SAGE_FLAGS_FM_HEADER
-    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
-            continue
-        fi
-        if [[ $SAGE_FLAGS_CONTENT == ["$SAGE_FLAGS_BLANKS"]* ]]; then
-            last=$index
-        elif ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
-            break
-        fi
-    done
-    SAGE_FLAGS_FM_BLOCK_END=$((last + 1))
-    sage_flags__entry_indent
-    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT" || sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
-            continue
-        fi
-        first=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
-        if ((${#first} > ${#SAGE_FLAGS_INDENT})); then
-            continue
-        fi
-        if [[ $first != "$SAGE_FLAGS_INDENT" || ! ${SAGE_FLAGS_CONTENT:${#first}} =~ $SAGE_FLAGS_ENTRY_RE ]]; then
-            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is not a mapping of one key per line"
+    SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$line
+}
+
+# P8, P11 for a line that starts a node: one YAML document, a mapping at column
+# 0, and a value YAML reads whole on this line (or a block scalar, whose text
+# the next lines are).
+sage_flags__check_node() {
+    local content=$1
+    case $content in
+        --- | ---[" "$'\t']* | ... | ...[" "$'\t']*)
+            SAGE_FLAGS_UNSAFE='the frontmatter holds a YAML document marker'
             return 1
-        fi
-    done
+            ;;
+    esac
+    if ((!SAGE_FLAGS_FM_FIRST_KEY_SEEN)) && [[ ! $content =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+        SAGE_FLAGS_UNSAFE='the frontmatter is not a mapping with its keys at column 0'
+        return 1
+    fi
+    SAGE_FLAGS_FM_FIRST_KEY_SEEN=1
+    sage_flags__node_value "$content"
+    case $SAGE_FLAGS_VALUE in
+        [\"\'\[\{]*)
+            if [[ ! $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_ONE_LINE_RE ]]; then
+                SAGE_FLAGS_UNSAFE='a quoted scalar or flow collection in the frontmatter goes on past its line'
+                return 1
+            fi
+            ;;
+        [\|\>]*)
+            if [[ ! $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_BLOCK_HEADER_RE ]]; then
+                SAGE_FLAGS_UNSAFE="a block scalar's header in the frontmatter is not one YAML reads"
+                return 1
+            fi
+            SAGE_FLAGS_FM_SCALAR_OWNER=$SAGE_FLAGS_OWNER_COLUMN
+            SAGE_FLAGS_FM_SCALAR_KEEP=0
+            if [[ ${SAGE_FLAGS_VALUE/[#]*/} == *+* ]]; then
+                SAGE_FLAGS_FM_SCALAR_KEEP=1
+            fi
+            ;;
+    esac
     return 0
 }
 
-# The first line under the header that is neither blank nor a comment, into
-# SAGE_FLAGS_CONTENT (empty if none).
-sage_flags__first_value_line() {
-    local index
-    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_CLOSE; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        if ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT" && ! sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
-            return 0
+# P11: the column of the node that owns a line's value into
+# SAGE_FLAGS_OWNER_COLUMN, the value into SAGE_FLAGS_VALUE: what stands in front
+# (`- `, `? `, `: `, `key: `, anchors and tags) taken off.
+sage_flags__node_value() {
+    local indent=${1/[!"$SAGE_FLAGS_BLANKS"]*/} column
+    column=${#indent}
+    SAGE_FLAGS_OWNER_COLUMN=$column
+    SAGE_FLAGS_VALUE=${1:column}
+    while [[ $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_PREFIX_RE ]]; do
+        if [[ $SAGE_FLAGS_VALUE != [\&!]* ]]; then # an anchor or a tag belongs to the value
+            SAGE_FLAGS_OWNER_COLUMN=$column
         fi
+        column=$((column + ${#BASH_REMATCH[0]}))
+        SAGE_FLAGS_VALUE=${SAGE_FLAGS_VALUE:${#BASH_REMATCH[0]}}
     done
-    SAGE_FLAGS_CONTENT=
 }
 
-# Whether the entry at INDEX has more-indented lines under it (a multi-line value).
-sage_flags__continues() {
-    local index depth indent
-    sage_flags__content "${SAGE_FLAGS_FM_LINES[$1]}"
-    indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
-    depth=${#indent}
-    for ((index = $1 + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        if sage_flags__is_blank "$SAGE_FLAGS_CONTENT" || sage_flags__is_comment "$SAGE_FLAGS_CONTENT"; then
-            continue
+# An indented line of the flags block: LINE CONTENT INDENT KIND.
+sage_flags__block_line() {
+    local line=$1 content=$2 indent=$3 kind=$4
+    if [[ $kind == node && -z $SAGE_FLAGS_FM_ENTRY_INDENT ]]; then
+        SAGE_FLAGS_FM_ENTRY_INDENT=$indent
+    fi
+    if [[ $kind == text ]] || { [[ $kind == node ]] && ((${#indent} > ${#SAGE_FLAGS_FM_ENTRY_INDENT})); }; then
+        sage_flags__entry_continues || return 1
+    elif [[ $kind == node ]]; then
+        if [[ $indent != "$SAGE_FLAGS_FM_ENTRY_INDENT" || ! ${content:${#indent}} =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is not a mapping of one key per line"
+            return 1
         fi
-        indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
-        ((${#indent} > depth))
-        return
+        sage_flags__entry "$line" "$content" "$indent" || return 1
+        line=$SAGE_FLAGS_LINE
+    fi
+    SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$line
+    SAGE_FLAGS_FM_KEEP_AT_BLOCK_END=0
+    if ((SAGE_FLAGS_FM_SCALAR_OWNER >= 0 && SAGE_FLAGS_FM_SCALAR_KEEP)); then
+        SAGE_FLAGS_FM_KEEP_AT_BLOCK_END=1
+    fi
+}
+
+# An entry of the flags block: LINE CONTENT INDENT, recorded and, for persist,
+# its value token replaced (P4); the line into SAGE_FLAGS_LINE.
+sage_flags__entry() {
+    local line=$1 content=$2 indent=$3 number colon_end rest
+    SAGE_FLAGS_LINE=$line
+    SAGE_FLAGS_FM_LAST_ENTRY_KEY=-1
+    for ((number = 0; number < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; number++)); do
+        sage_flags__key_rest "${content:${#indent}}" "${SAGE_FLAGS__ENTRY_KEYS[number]}" || continue
+        rest=$SAGE_FLAGS_REST
+        SAGE_FLAGS_RECORDED_TOKENS[number]=
+        SAGE_FLAGS_FM_SEEN[number]=1
+        SAGE_FLAGS_FM_LAST_ENTRY_KEY=$number
+        if ! sage_flags__value_token "$rest"; then
+            if ((SAGE_FLAGS_FM_WRITE)); then
+                SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS__ENTRY_KEYS[number]} has no single plain value"
+                return 1
+            fi
+            return 0
+        fi
+        SAGE_FLAGS_RECORDED_TOKENS[number]=$SAGE_FLAGS_TOKEN
+        if ((SAGE_FLAGS_FM_WRITE)); then
+            colon_end=$((${#content} - ${#rest})) # `rest` is what follows the colon
+            SAGE_FLAGS_LINE=${content:0:colon_end+SAGE_FLAGS_TOKEN_START}${SAGE_FLAGS__ENTRY_TOKENS[number]}${content:colon_end+SAGE_FLAGS_TOKEN_START+${#SAGE_FLAGS_TOKEN}}${line:${#content}}
+        fi
+        return 0
     done
-    return 1
+}
+
+# A deeper line under the block's last entry: that entry's value is not one plain value.
+sage_flags__entry_continues() {
+    local number=$SAGE_FLAGS_FM_LAST_ENTRY_KEY
+    if ((number < 0)); then
+        return 0
+    fi
+    SAGE_FLAGS_RECORDED_TOKENS[number]=
+    if ((SAGE_FLAGS_FM_WRITE)); then
+        SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS__ENTRY_KEYS[number]} has no single plain value"
+        return 1
+    fi
+    SAGE_FLAGS_FM_LAST_ENTRY_KEY=-1
+}
+
+# The flags block ends: the missing entries go after its last line (after the
+# blank lines that follow when those belong to a keep block scalar `|+`), then
+# the held lines.
+sage_flags__end_block() {
+    local line blank=0 index=0
+    if ((!SAGE_FLAGS_FM_IN_BLOCK)); then
+        return 0
+    fi
+    SAGE_FLAGS_FM_IN_BLOCK=0
+    for line in ${SAGE_FLAGS_FM_HELD[@]+"${SAGE_FLAGS_FM_HELD[@]}"}; do
+        sage_flags__content "$line"
+        if ((!SAGE_FLAGS_FM_KEEP_AT_BLOCK_END)) || ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
+            break
+        fi
+        blank=$((blank + 1))
+    done
+    for line in ${SAGE_FLAGS_FM_HELD[@]+"${SAGE_FLAGS_FM_HELD[@]}"}; do
+        if ((index == blank && SAGE_FLAGS_FM_WRITE)); then
+            sage_flags__missing_entries
+        fi
+        SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$line
+        index=$((index + 1))
+    done
+    if ((index == blank && SAGE_FLAGS_FM_WRITE)); then
+        sage_flags__missing_entries
+    fi
+    SAGE_FLAGS_FM_HELD=()
+}
+
+# The entry lines for the keys that have none, in vocabulary order, onto SAGE_FLAGS_FM_LINES.
+sage_flags__missing_entries() {
+    local number indent=${SAGE_FLAGS_FM_ENTRY_INDENT:-$SAGE_FLAGS_NEW_BLOCK_INDENT}
+    for ((number = 0; number < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; number++)); do
+        if [[ -z ${SAGE_FLAGS_FM_SEEN[number]-} ]]; then
+            SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]="$indent${SAGE_FLAGS__ENTRY_KEYS[number]}: ${SAGE_FLAGS__ENTRY_TOKENS[number]-}$SAGE_FLAGS_FM_EOL"
+        fi
+    done
 }
 
 # resume: the manifest's bytes (on stdin) up to the end of its frontmatter's
 # closing line (the first line when it has none) into SAGE_FLAGS_PREFIX, read
-# in chunks: a long body is never read. A NUL ends the reading; an x stands
-# for it, so that no fence line ends there (as manifest.py sees the NUL).
+# in chunks: a long body is never read, nor more than MAX + 1 bytes of the
+# front matter (P10). A NUL ends the reading; an x stands for it, so that no
+# fence line ends there (as manifest.py sees the NUL).
 sage_flags_read_frontmatter_prefix() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local chunk tail='' complete
+    local chunk tail=''
     SAGE_FLAGS_PREFIX=
     while IFS= read -r -d '' -n 4096 chunk; do
         SAGE_FLAGS_PREFIX+=$chunk
@@ -486,17 +641,16 @@ sage_flags_read_frontmatter_prefix() {
             SAGE_FLAGS_PREFIX+=x
             return 0
         fi
+        if ((${#SAGE_FLAGS_PREFIX} > SAGE_FLAGS_MAX_FRONTMATTER_BYTES)); then
+            return 0
+        fi
         if [[ $SAGE_FLAGS_PREFIX == *$'\n'* ]]; then
-            complete=${SAGE_FLAGS_PREFIX%$'\n'*}$'\n' # whole lines only
-            sage_flags__content "${complete%%$'\n'*}"
+            sage_flags__content "${SAGE_FLAGS_PREFIX/$'\n'*/}"
             if ! sage_flags__is_fence "${SAGE_FLAGS_CONTENT#"$SAGE_FLAGS_BOM"}"; then
                 return 0
             fi
-            if [[ $tail$chunk == *$'\n'---* ]]; then
-                sage_flags_read_frontmatter "$complete" || :
-                if ((SAGE_FLAGS_FM_CLOSE > 0)); then
-                    return 0
-                fi
+            if [[ $tail$chunk == *$'\n'---* ]] && sage_flags__closes "${SAGE_FLAGS_PREFIX%$'\n'*}"$'\n'; then
+                return 0
             fi
         fi
         tail=${chunk:${#chunk}-3}
@@ -504,77 +658,49 @@ sage_flags_read_frontmatter_prefix() {
     SAGE_FLAGS_PREFIX+=$chunk # the end of the file
 }
 
-# The indentation of the flags block's first entry (two spaces for an empty block).
-sage_flags__entry_indent() {
-    local index stripped
-    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        stripped=${SAGE_FLAGS_CONTENT#"${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}"}
-        if [[ -n $stripped && $stripped != '#'* ]]; then
-            SAGE_FLAGS_INDENT=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
+# Whether TEXT's lines after the first hold a fence (the front matter closes).
+sage_flags__closes() {
+    SAGE_FLAGS_FM_TEXT=$1
+    SAGE_FLAGS_FM_N=${#1}
+    SAGE_FLAGS_FM_OFF=0
+    sage_flags__next_line
+    while ((SAGE_FLAGS_FM_OFF < SAGE_FLAGS_FM_N)); do
+        sage_flags__next_line
+        sage_flags__content "$SAGE_FLAGS_LINE"
+        if sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
             return 0
         fi
     done
-    SAGE_FLAGS_INDENT=$SAGE_FLAGS_NEW_BLOCK_INDENT
+    return 1
 }
 
-# The entries for KEY in the flags block: line indices and the text after the colon.
-sage_flags__entries() {
-    local index indent
-    SAGE_FLAGS_ENTRY_INDICES=()
-    SAGE_FLAGS_ENTRY_RESTS=()
-    for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
-        sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-        indent=${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*}
-        if [[ $indent == "$SAGE_FLAGS_INDENT" ]] && sage_flags__key_rest "${SAGE_FLAGS_CONTENT:${#indent}}" "$1"; then
-            if sage_flags__continues "$index"; then
-                SAGE_FLAGS_REST= # a multi-line value: no single value token
-            fi
-            SAGE_FLAGS_ENTRY_INDICES[${#SAGE_FLAGS_ENTRY_INDICES[@]}]=$index
-            SAGE_FLAGS_ENTRY_RESTS[${#SAGE_FLAGS_ENTRY_RESTS[@]}]=$SAGE_FLAGS_REST
-        fi
-    done
-}
-
-# The value token of the last entry for KEY in the flags block, into
-# SAGE_FLAGS_TOKEN (empty when there is none or it is not one plain token).
-sage_flags__recorded_token() {
-    local last
-    SAGE_FLAGS_TOKEN=
-    sage_flags__entries "$1"
-    last=${#SAGE_FLAGS_ENTRY_RESTS[@]}
-    # A repeated key: the last one counts, as in YAML loaders.
-    if ((last > 0)) && ! sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[last - 1]}"; then
-        SAGE_FLAGS_TOKEN=
-    fi
-    return 0
-}
-
-# R1: what the manifest records; anything unclear records nothing. A mode's
-# number counts when it is a plain decimal from the minimum to the cap.
+# R1: what the manifest TEXT records into SAGE_FLAGS_RECORDED (parallel to the
+# mode keys: true, false or empty) and SAGE_FLAGS_RECORDED_NUMBERS (at the index
+# of each mode that takes a value: its number or empty); anything unclear
+# records nothing. A number counts when it is a plain decimal from the minimum to the cap.
 sage_flags_recorded_values() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local j digits
+    local j number=0 token digits
     SAGE_FLAGS_RECORDED=()
     SAGE_FLAGS_RECORDED_NUMBERS=()
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         SAGE_FLAGS_RECORDED[j]=
     done
-    if ! sage_flags_read_frontmatter "$1" || ((SAGE_FLAGS_FM_HEADER < 0)); then
-        return 0
-    fi
-    sage_flags__entry_indent
+    sage_flags__vocabulary_keys
+    sage_flags_read_frontmatter "$1" 0 || return 0
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
-        sage_flags__recorded_token "${SAGE_FLAGS_MODE_KEYS[j]}"
-        case $SAGE_FLAGS_TOKEN in
-            true | false) SAGE_FLAGS_RECORDED[j]=$SAGE_FLAGS_TOKEN ;;
+        token=${SAGE_FLAGS_RECORDED_TOKENS[number]-}
+        number=$((number + 1))
+        case $token in
+            true | false) SAGE_FLAGS_RECORDED[j]=$token ;;
         esac
         if [[ -z ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
             continue
         fi
-        sage_flags__recorded_token "${SAGE_FLAGS_VALUE_FIELDS[j]}"
-        digits=${SAGE_FLAGS_TOKEN#"${SAGE_FLAGS_TOKEN%%[!0]*}"}
-        if [[ -n $SAGE_FLAGS_TOKEN && $SAGE_FLAGS_TOKEN != *[!0-9]* ]] && ((${#SAGE_FLAGS_TOKEN} <= 9)) &&
+        token=${SAGE_FLAGS_RECORDED_TOKENS[number]-}
+        number=$((number + 1))
+        digits=${token#"${token%%[!0]*}"}
+        if [[ -n $token && $token != *[!0-9]* ]] && ((${#token} <= 9)) &&
             ! sage_flags__below "$digits" "${SAGE_FLAGS_VALUE_MINIMUMS[j]}" &&
             ! sage_flags__below "${SAGE_FLAGS_VALUE_CAPS[j]}" "$digits"; then
             SAGE_FLAGS_RECORDED_NUMBERS[j]=$digits
@@ -583,28 +709,20 @@ sage_flags_recorded_values() {
     return 0
 }
 
-# P4: the entries to write, in vocabulary order (each mode, then its number when
-# it takes a value), for SAGE_FLAGS_VALUES and SAGE_FLAGS_NUMBERS: keys and value tokens.
-sage_flags__entries_to_write() {
+# P4: the entries persist writes, in vocabulary order (each mode, then its
+# number when it takes a value): SAGE_FLAGS__ENTRY_KEYS, and for
+# SAGE_FLAGS_VALUES and SAGE_FLAGS_NUMBERS their value tokens SAGE_FLAGS__ENTRY_TOKENS.
+sage_flags__vocabulary_keys() {
     local j
     SAGE_FLAGS__ENTRY_KEYS=()
     SAGE_FLAGS__ENTRY_TOKENS=()
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         SAGE_FLAGS__ENTRY_KEYS[${#SAGE_FLAGS__ENTRY_KEYS[@]}]=${SAGE_FLAGS_MODE_KEYS[j]}
-        SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_VALUES[j]}
+        SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_VALUES[j]-}
         if [[ -n ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
             SAGE_FLAGS__ENTRY_KEYS[${#SAGE_FLAGS__ENTRY_KEYS[@]}]=${SAGE_FLAGS_VALUE_FIELDS[j]}
-            SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_NUMBERS[j]}
+            SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_NUMBERS[j]-}
         fi
-    done
-}
-
-# The entry lines of a new block, indented by $1, in vocabulary order.
-sage_flags__new_entries() {
-    local e
-    SAGE_FLAGS_NEW=
-    for ((e = 0; e < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; e++)); do
-        SAGE_FLAGS_NEW+="$1${SAGE_FLAGS__ENTRY_KEYS[e]}: ${SAGE_FLAGS__ENTRY_TOKENS[e]}$SAGE_FLAGS_FM_EOL"
     done
 }
 
@@ -612,69 +730,21 @@ sage_flags__new_entries() {
 # SAGE_FLAGS_NUMBERS) recorded.
 sage_flags_updated_manifest() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local eol index e k content ending colon_end first_entry='' missing='' insert_at out=''
-    sage_flags_read_frontmatter "$1" || return 1
-    sage_flags__entries_to_write
+    local text=$1 eol e
+    sage_flags__vocabulary_keys
+    sage_flags_read_frontmatter "$text" 1 || return 1
+    text=${text:${#SAGE_FLAGS_FM_BOM}}
     eol=$SAGE_FLAGS_FM_EOL
     if ((!SAGE_FLAGS_FM_PRESENT)); then
-        sage_flags__new_entries "$SAGE_FLAGS_NEW_BLOCK_INDENT"
-        SAGE_FLAGS_NEW="$SAGE_FLAGS_FM_BOM---${eol}flags:$eol$SAGE_FLAGS_NEW---$eol$SAGE_FLAGS_FM_TEXT"
+        SAGE_FLAGS_NEW="$SAGE_FLAGS_FM_BOM---${eol}flags:$eol"
+        for ((e = 0; e < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; e++)); do
+            SAGE_FLAGS_NEW+="$SAGE_FLAGS_NEW_BLOCK_INDENT${SAGE_FLAGS__ENTRY_KEYS[e]}: ${SAGE_FLAGS__ENTRY_TOKENS[e]}$eol"
+        done
+        SAGE_FLAGS_NEW+=---$eol$text
         return 0
     fi
-    if ((SAGE_FLAGS_FM_HEADER < 0)); then
-        sage_flags__new_entries "$SAGE_FLAGS_NEW_BLOCK_INDENT"
-        missing="flags:$eol$SAGE_FLAGS_NEW"
-        insert_at=$SAGE_FLAGS_FM_CLOSE
-    else
-        sage_flags__entry_indent
-        for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
-            sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-            if [[ ${SAGE_FLAGS_CONTENT%%[!"$SAGE_FLAGS_BLANKS"]*} == "$SAGE_FLAGS_INDENT" ]] &&
-                ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
-                first_entry=${SAGE_FLAGS_CONTENT:${#SAGE_FLAGS_INDENT}}
-                break
-            fi
-        done
-        sage_flags__first_value_line # YAML's compact list: `- x` at column 0
-        if [[ $first_entry == - || $first_entry == -["$SAGE_FLAGS_BLANKS"]* ||
-            $SAGE_FLAGS_CONTENT == - || $SAGE_FLAGS_CONTENT == -["$SAGE_FLAGS_BLANKS"]* ]]; then
-            SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is a list, not a mapping"
-            return 1
-        fi
-        for ((e = 0; e < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; e++)); do
-            sage_flags__entries "${SAGE_FLAGS__ENTRY_KEYS[e]}"
-            if ((${#SAGE_FLAGS_ENTRY_INDICES[@]} == 0)); then
-                missing+="$SAGE_FLAGS_INDENT${SAGE_FLAGS__ENTRY_KEYS[e]}: ${SAGE_FLAGS__ENTRY_TOKENS[e]}$eol"
-                continue
-            fi
-            for ((k = 0; k < ${#SAGE_FLAGS_ENTRY_INDICES[@]}; k++)); do
-                if ! sage_flags__value_token "${SAGE_FLAGS_ENTRY_RESTS[k]}"; then
-                    SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS__ENTRY_KEYS[e]} has no single plain value"
-                    return 1
-                fi
-                index=${SAGE_FLAGS_ENTRY_INDICES[k]}
-                sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-                content=$SAGE_FLAGS_CONTENT
-                ending=${SAGE_FLAGS_FM_LINES[index]:${#content}}
-                colon_end=$((${#content} - ${#SAGE_FLAGS_ENTRY_RESTS[k]}))
-                SAGE_FLAGS_FM_LINES[index]=${content:0:colon_end+SAGE_FLAGS_TOKEN_START}${SAGE_FLAGS__ENTRY_TOKENS[e]}${content:colon_end+SAGE_FLAGS_TOKEN_START+${#SAGE_FLAGS_TOKEN}}$ending
-            done
-        done
-        insert_at=$((SAGE_FLAGS_FM_HEADER + 1))
-        for ((index = SAGE_FLAGS_FM_HEADER + 1; index < SAGE_FLAGS_FM_BLOCK_END; index++)); do
-            sage_flags__content "${SAGE_FLAGS_FM_LINES[index]}"
-            if ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
-                insert_at=$((index + 1))
-            fi
-        done
-    fi
-    for ((index = 0; index <= SAGE_FLAGS_FM_CLOSE; index++)); do
-        if ((index == insert_at)); then
-            out+=$missing
-        fi
-        out+=${SAGE_FLAGS_FM_LINES[index]}
-    done
-    SAGE_FLAGS_NEW=$SAGE_FLAGS_FM_BOM$out${SAGE_FLAGS_FM_TEXT:SAGE_FLAGS_FM_OFF}
+    printf -v SAGE_FLAGS_NEW '%s' ${SAGE_FLAGS_FM_LINES[@]+"${SAGE_FLAGS_FM_LINES[@]}"}
+    SAGE_FLAGS_NEW=$SAGE_FLAGS_FM_BOM$SAGE_FLAGS_NEW${text:SAGE_FLAGS_FM_OFF}
     return 0
 }
 
