@@ -9,4 +9,4 @@ which:  ## the layer sage/bin/sage-flags would use
 	@sage/bin/sage-flags --which
 
 LINT_TARGETS += lint-integration
-# tests/test_announce.py checks with strace that announce.sh never forks: bash-test-tools (mk/bash.mk) installs it.
+# tests/test_announce.py checks with strace that announce.sh never forks (skipped without strace: parity/optional.py).
