@@ -29,7 +29,7 @@ WITH_BASHES = SAGE_FLAGS_BASHES='$(SAGE_FLAGS_BASHES)'
 SHELL_SOURCES = $(shell find . -name '*.sh' -not -path './.git/*' -not -path './.venv/*' -not -path './target/*' -not -path './build/*' | sort)
 
 lint-shell: $(VENV)/.tools  ## shellcheck every *.sh, and the bash-3.2 lint
-	$(BIN)/shellcheck -S warning -x $(SHELL_SOURCES)
+	$(BIN)/shellcheck -S warning -x $(SHELL_SOURCES) .ci/run .ci/install-system-packages
 	$(PY) tools/lint_bash32.py $(SHELL_SOURCES)
 
 old-bash:  ## build bash 3.2.48 and 4.4.19 from ../shared/bash/ once (cached by sha256 in OLD_BASH_CACHE)
