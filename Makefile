@@ -18,7 +18,7 @@ RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 
 
 .PHONY: help run setup install generate vocabulary check-generated format lint lint-python test test-python test-layers clean
 
-# Debian packages a target needs (strace, hyperfine, locales) are installed by the target itself.
+# Debian packages: `make test` installs none (.ci/install-system-packages does, for CI); bench-tools installs hyperfine.
 APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) apt-get
 
 # Each layer adds its own targets in mk/<layer>.mk: LINT_TARGETS += ..., TEST_TARGETS += ...

@@ -1,11 +1,11 @@
 # The bash layer (issue 3): sage/core/flag_parser/parse.sh and batch.sh.
 # lint-shell: shellcheck (warning level) on every *.sh plus tools/lint_bash32.py (no construct newer than bash 3.2).
-# bash-test-tools: what tests/test_bash.py and the bash vectors need on the machine: strace (the no-fork test), dash
-# (the launcher under Debian's /bin/sh, tests/test_launcher.py) and the en_US.UTF-8 / en_US.ISO-8859-1 locales (C20 vectors; bash itself warns on stderr about a missing locale
-# before any script runs, so the locale has to exist).
-.PHONY: lint-shell bash-test-tools old-bash
+# What the bash tests need from the system (strace, dash, the en_US locales) is not installed here: `make test`
+# skips the tests that need a missing one and names it (parity/optional.py); .ci/install-system-packages (root,
+# apt) installs them, and .ci/run runs it first.
+.PHONY: lint-shell old-bash
 LINT_TARGETS += lint-shell
-TEST_TARGETS += bash-test-tools old-bash
+TEST_TARGETS += old-bash
 
 # Real old bashes (issue 11): GNU bash 3.2.48 (macOS's /bin/bash) and 4.4.19, built once from their sources in
 # ../shared/bash/ into $(OLD_BASH_CACHE)/<the tarball's sha256>/bash by tools/build_old_bash.sh. Another checkout
@@ -18,7 +18,8 @@ OLD_BASH_CACHE ?= build/old-bash
 OLD_BASH_TARBALLS = $(foreach v,3.2.48 4.4.19,$(OLD_BASH_SOURCES)/bash-$(v).tar.gz)
 OLD_BASH_PRESENT = $(wildcard $(OLD_BASH_SOURCES))
 old_bash_binary = $(abspath $(OLD_BASH_CACHE))/$(firstword $(shell sha256sum $(1)))/bash
-OLD_BASHES = $(if $(OLD_BASH_PRESENT),$(foreach t,$(OLD_BASH_TARBALLS),$(call old_bash_binary,$(t))))
+# Only those built (tools/build_old_bash.sh skips without bison): read when a recipe runs, after old-bash.
+OLD_BASHES = $(if $(OLD_BASH_PRESENT),$(foreach t,$(OLD_BASH_TARBALLS),$(shell b=$(call old_bash_binary,$(t)); test -x $$b && echo $$b)))
 empty :=
 space := $(empty) $(empty)
 SAGE_FLAGS_BASHES ?= $(subst $(space),:,$(strip $(OLD_BASHES) $(shell command -v bash)))
@@ -28,7 +29,7 @@ WITH_BASHES = SAGE_FLAGS_BASHES='$(SAGE_FLAGS_BASHES)'
 SHELL_SOURCES = $(shell find . -name '*.sh' -not -path './.git/*' -not -path './.venv/*' -not -path './target/*' -not -path './build/*' | sort)
 
 lint-shell: $(VENV)/.tools  ## shellcheck every *.sh, and the bash-3.2 lint
-	$(BIN)/shellcheck -S warning -x $(SHELL_SOURCES)
+	$(BIN)/shellcheck -S warning -x $(SHELL_SOURCES) .ci/run .ci/install-system-packages
 	$(PY) tools/lint_bash32.py $(SHELL_SOURCES)
 
 old-bash:  ## build bash 3.2.48 and 4.4.19 from ../shared/bash/ once (cached by sha256 in OLD_BASH_CACHE)
@@ -38,13 +39,3 @@ else
 	@for tarball in $(OLD_BASH_TARBALLS); do tools/build_old_bash.sh "$$tarball" "$(OLD_BASH_CACHE)" || exit 1; done
 	@echo "old-bash: SAGE_FLAGS_BASHES=$(SAGE_FLAGS_BASHES)"
 endif
-
-bash-test-tools:
-	@command -v strace >/dev/null || ($(APT_GET) update -qq && $(APT_GET) install -y -qq strace)
-	@command -v dash >/dev/null || ($(APT_GET) update -qq && $(APT_GET) install -y -qq dash)
-	@command -v localedef >/dev/null && test -d /usr/share/i18n/charmaps \
-	  || ($(APT_GET) update -qq && $(APT_GET) install -y -qq locales)
-	@for spec in en_US.UTF-8:UTF-8:en_US.utf8 en_US.ISO-8859-1:ISO-8859-1:en_US.iso88591; do \
-	  name=$${spec%%:*}; rest=$${spec#*:}; charset=$${rest%%:*}; listed=$${rest#*:}; \
-	  locale -a 2>/dev/null | grep -qx "$$listed" || localedef -i en_US -f "$$charset" "$$name" || exit 1; \
-	done

@@ -15,4 +15,4 @@ lint-skill: $(VENV)/.tools  ## validate the flag-parser skill (agentskills valid
 	$(BIN)/agentskills validate $(SKILL_DIR)
 
 LINT_TARGETS += lint-integration lint-skill
-# tests/test_announce.py checks with strace that announce.sh never forks: bash-test-tools (mk/bash.mk) installs it.
+# tests/test_announce.py checks with strace that announce.sh never forks (skipped without strace: parity/optional.py).

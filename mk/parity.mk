@@ -25,9 +25,38 @@ parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies),
 vectors: setup  ## write parity/vectors/ from the case table parity/cases.jsonl (tools/write_vectors.py)
 	$(PY) tools/write_vectors.py
 
-# Neither budget given: one minute. Both: whichever is reached first.
+# Neither budget given: one minute. Both: whichever is reached first. Then the in-process target (fuzz-inprocess).
 fuzz: setup old-bash  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N (FUZZ_KINDS=persist,resume); failures in parity/failures/
 	$(WITH_BASHES) $(PY) -m parity.fuzz $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES)) $(if $(FUZZ_EXAMPLES),--examples $(FUZZ_EXAMPLES)) $(if $(FUZZ_KINDS),--kinds $(FUZZ_KINDS))
+	$(MAKE) --no-print-directory fuzz-inprocess
+
+# The in-process differential target (parity/inprocess.py, issue 26): the native core against the pure reference
+# in one process, coverage-guided by atheris (requirements-fuzz.txt: never installed by make test), INPROCESS_CASES
+# cases per vocabulary (this checkout's, then Sage 1.3's copy), each growing its corpus in $(CORPUS)/<vocabulary>/
+# (the nightly job keeps it between nights). Where atheris has no wheel (macOS, Windows) it says so and skips.
+INPROCESS_CASES ?= 200000
+CORPUS ?= build/fuzz-corpus
+SAGE_1_3_ENV = SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python
+.PHONY: fuzz-inprocess fuzz-coverage
+$(VENV)/.fuzz-tools: requirements-fuzz.txt $(VENV)/.tools
+	$(PY) -m pip install --quiet -r requirements-fuzz.txt
+	touch $@
+
+fuzz-inprocess: setup $(VENV)/.fuzz-tools  ## in-process differential fuzzing (atheris): INPROCESS_CASES per vocabulary
+	@if ! $(PY) -c 'import atheris' 2>/dev/null; then echo "fuzz-inprocess: skipped: atheris does not install here"; exit 0; fi; \
+	set -e; \
+	$(PY) -m parity.inprocess --cases $(INPROCESS_CASES) --corpus $(CORPUS)/flags; \
+	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug; \
+	$(SAGE_1_3_ENV) $(PY) -m parity.inprocess --cases $(INPROCESS_CASES) --corpus $(CORPUS)/sage-1.3
+
+# The line and branch coverage of the pure reference that replaying each vocabulary's corpus reaches.
+fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py by the in-process corpora
+	$(BIN)/coverage run --branch --data-file=build/.coverage-flags --include='*/sage_flags/reference.py' \
+	  -m parity.inprocess --replay $(CORPUS)/flags
+	$(BIN)/coverage report --data-file=build/.coverage-flags --show-missing
+	$(SAGE_1_3_ENV) $(BIN)/coverage run --branch --data-file=build/.coverage-sage-1.3 \
+	  --include='*/sage_flags/reference.py' -m parity.inprocess --replay $(CORPUS)/sage-1.3
+	$(BIN)/coverage report --data-file=build/.coverage-sage-1.3 --show-missing
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
+from parity.optional import missing
+
 if TYPE_CHECKING:
     from parity.layers import Layer
 
@@ -158,18 +160,25 @@ def windows_lacks(vector: Vector) -> List[str]:
 def cannot_run_here(vector: Vector) -> Optional[str]:
     """Why the vector cannot be set up on this system (a reason for pytest.skip), or None.
 
-    Windows: what ``windows_lacks`` lists. Not Linux: a locale the vector's environment names and this machine
-    does not have (bash warns on stderr before any script line runs: SPEC D24). On Linux `make test` installs
-    the locales the vectors name (mk/bash.mk), so a missing one fails there instead of being skipped.
+    Windows: what ``windows_lacks`` lists. Anywhere: a locale the vector's environment names and this machine
+    does not have (bash warns on stderr before any script line runs: SPEC D24), a reason of
+    ``parity.optional.missing`` (.ci/run installs the locales; under CI=true such a skip fails).
     """
     lacks = windows_lacks(vector) if os.name == "nt" else []
     manifest = vector.extra.get("manifest")
     if isinstance(manifest, dict) and manifest.get("as") == "root" and getattr(os, "geteuid", lambda: -1)() != 0:
         lacks.append("root user (the vector states what persist does for root)")
-    if sys.platform != "linux":
-        lacks += [f"locale {name}" for key, name in sorted(vector.env.items()) if key in LOCALE_VARIABLES]
-        lacks = [lack for lack in lacks if not lack.startswith("locale ") or _locale_missing(lack[7:])]
-    return f"{vector.name}: this system has no {' or '.join(lacks)}" if lacks else None
+    if lacks:
+        return f"{vector.name}: this system has no {' or '.join(lacks)}"
+    return locale_missing(vector.env, "a vector's environment")
+
+
+def locale_missing(env: Dict[str, str], what_for: str) -> Optional[str]:
+    """The skip reason (``parity.optional.missing``) when ``env`` names a locale this machine lacks, else None."""
+    locales = sorted({name for key, name in env.items() if key in LOCALE_VARIABLES and _locale_missing(name)})
+    if locales:
+        return missing(f"locale {' and '.join(locales)}", f"{what_for} names it, and bash warns without it")
+    return None
 
 
 LOCALE_VARIABLES = ("LC_ALL", "LC_CTYPE", "LANG")

@@ -259,7 +259,6 @@ def test_128_kib_goals_announce_in_linear_time(bash: BashInterpreter, name: str)
     assert elapsed < 30, f"{name}: {elapsed:.1f} s: a quadratic path is back"
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
 def test_announce_sh_does_not_fork(bash: BashInterpreter, tmp_path: Path) -> None:
     """bash rules of parse.sh: no fork, no external command (one execve: bash itself)."""
     script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"

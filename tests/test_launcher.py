@@ -22,6 +22,7 @@ import pytest
 
 from parity import vectors
 from parity.layers import NATIVE_EXE, ROOT, SAGE_FLAGS, SYSTEM_BASH, BashInterpreter, bash_interpreters
+from parity.optional import missing
 
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
 BASH_DIR = ROOT / "sage" / "core" / "flag_parser"
@@ -46,7 +47,7 @@ def launcher_shells() -> List[object]:
     shells: List[object] = [
         pytest.param(
             Shell("dash", [dash or "dash"], system),
-            marks=pytest.mark.skipif(dash is None, reason="dash not installed (make test installs it)"),
+            marks=pytest.mark.skipif(dash is None, reason=missing("dash", "not on PATH; the launcher under /bin/sh")),
             id="dash",
         )
     ]
@@ -154,7 +155,7 @@ def _scenario(tmp: Path, which: str, sh: str, bash: str) -> Scenario:
         version = which[len("bash-python-") :]
         found = interpreters.find(version)
         if found is None:
-            pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
+            pytest.skip(missing(f"Python {version}", f"not found ({interpreters.where_looked(version)})"))
         path = make_path(tmp, {"python3": found[0], "bash": bash})
         return Scenario(which, f"bash: {BASH_DIR}", env={"PATH": path})
     if which == "bash-python-syntax-error":

@@ -28,15 +28,16 @@ from typing import Callable, Dict, List, Tuple
 
 import interpreters
 import pytest
-from conftest import clean_env
+from artifacts import clean_env, packaging_sample
 from test_explain import check_explain
 from test_manifest import check_vector as check_manifest_vector
 
 from parity import vectors
 from parity.layers import ROOT, SAGE_DIR, Layer, compat_layer, package_layers
+from parity.optional import missing
 from parity.test_vectors import check_as_one_batch_stream, streamable
 
-ALL = vectors.load_all()
+ALL = list(packaging_sample())  # every vector kind and rule (tests/artifacts.py); SAGE_FLAGS_FULL=1: all
 COMPAT = [v for v in ALL if v.command in ("parse", "announce")]
 CONFIGS = [v for v in ALL if v.config]
 NT = os.name == "nt"
@@ -63,7 +64,7 @@ def wheels(wheel_dir: Path) -> Dict[str, Path]:
 def interpreter(version: str) -> Tuple[str, str]:
     found = interpreters.find(version)
     if found is None:
-        pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
+        pytest.skip(missing(f"Python {version}", f"not found ({interpreters.where_looked(version)})"))
     return found
 
 

@@ -9,7 +9,6 @@ sample of every parse vector.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -99,7 +98,6 @@ def test_stdin_gives_the_operands_bytes(layer: Layer, tmp_path: Path) -> None:
         assert (done.stdout, done.returncode, done.stderr) == (vector.stdout, vector.status, b""), where
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (make test installs it)")
 @pytest.mark.parametrize("script", ["parse", "announce", "resume"])
 def test_bash_reads_stdin_without_forking(bash: BashInterpreter, script: str, tmp_path: Path) -> None:
     """D24: --stdin is read by the read builtin: one execve (bash itself), no fork."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import pytest
+from artifacts import packaging_sample
 from test_explain import check_explain
 from test_manifest import check_vector
 from windows_sim import UNIX_ONLY
@@ -95,7 +96,8 @@ def skip_what_windows_lacks(vector: vectors.Vector) -> None:
         pytest.skip(f"{vector.name}: Windows has no FIFOs")
 
 
-PER_COMMAND = [v for v in vectors.load_all() if v.command in ("parse", "batch", "announce")]
+SAMPLE = packaging_sample()  # every vector kind and rule (tests/artifacts.py); SAGE_FLAGS_FULL=1: all
+PER_COMMAND = [v for v in SAMPLE if v.command in ("parse", "batch", "announce")]
 
 
 @pytest.mark.parametrize("vector", PER_COMMAND, ids=lambda v: f"{v.command}-{v.name}")
@@ -128,13 +130,13 @@ def test_hook_vector_on_windows(windows: WindowsLayer, name: str, tmp_path: Path
     vectors.assert_matches(vector, result, f"{windows.name} {vector.name}")
 
 
-@pytest.mark.parametrize("vector", vectors.load_all("persist") + vectors.load_all("resume"), ids=lambda v: v.name)
+@pytest.mark.parametrize("vector", [v for v in SAMPLE if v.command in ("persist", "resume")], ids=lambda v: v.name)
 def test_manifest_vector_on_windows(windows: WindowsLayer, vector: vectors.Vector, tmp_path: Path) -> None:
     skip_what_windows_lacks(vector)
     check_vector(windows, vector, tmp_path)
 
 
-@pytest.mark.parametrize("vector", [v for v in vectors.load_all() if v.config], ids=lambda v: v.name)
+@pytest.mark.parametrize("vector", [v for v in SAMPLE if v.config], ids=lambda v: v.name)
 def test_config_explain_on_windows(windows: WindowsLayer, vector: vectors.Vector, tmp_path: Path) -> None:
     """Both forms of the report, byte for byte as on POSIX (made in this process)."""
     skip_what_windows_lacks(vector)
