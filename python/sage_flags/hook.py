@@ -187,7 +187,7 @@ def context(workflow: str, arguments: str, result: "Any") -> str:
     full = label + "sage-flags parse printed:\n" + line + "\n"
     if _units(full) <= CAP:
         return full
-    texts = {"goal"} | {row[2] for row in VALUE_MODES}
+    texts = {"goal"} | {row.note_field for row in VALUE_MODES}
     members = []
     for key, value in result.to_dict().items():
         if key in texts and isinstance(value, str):

@@ -358,7 +358,7 @@ def vocabulary_keys() -> "List[bytes]":
         keys.append(key.encode("ascii"))
         row = _VALUE_OF.get(index)
         if row is not None:
-            keys.append(row[1].encode("ascii"))
+            keys.append(row.field.encode("ascii"))
     return keys
 
 
