@@ -8,7 +8,6 @@ quoted; the old path a redirect; and the exposure README documents, done in a te
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -31,10 +30,7 @@ MAX_LINES, MAX_BYTES = 150, 8000
 VOCAB_1_3 = ROOT / "spec" / "sage-1.3.toml"
 BUILD_1_3 = ROOT / "build" / "sage-1.3-skill"  # generated listings only: no native core (suite time)
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
-# Depends on branch `hook` (issue 28): sage_flags._vocab.HOOK_LABEL, generated there by tools/generate.py.
-# Until that branch is merged here the constant is absent, and the quote is compared with its value on that
-# branch; once merged, with the constant itself.
-HOOK_LABEL = getattr(_vocab, "HOOK_LABEL", "sage-flags hook result")
+HOOK_LABEL = _vocab.HOOK_LABEL  # generated from spec/flags.toml by tools/generate.py (K5)
 
 
 def counts(body: str) -> Dict[str, int]:
@@ -141,7 +137,6 @@ def test_the_hook_label_is_the_generated_constant() -> None:
     assert SKILL_MD.read_text(encoding="utf-8").count(HOOK_LABEL) == 1
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sage_flags.hook") is None, reason="needs branch hook (issue 28)")
 def test_the_body_describes_the_hooks_context_as_the_hook_writes_it(tmp_path: Path) -> None:
     """Section 1's reading of the context: the label, /WORKFLOW, length and SHA-256, then parse's line (K5)."""
     text = "--autonomous Ship it!"
