@@ -161,7 +161,7 @@ def test_the_body_describes_the_hooks_context_as_the_hook_writes_it(tmp_path: Pa
     _, body = split_frontmatter(SKILL_MD.read_text(encoding="utf-8"))
     said = " ".join(body.split())
     assert "gives in parentheses the byte length and SHA-256" in said
-    assert f"and ends `{first.rsplit('; ', 1)[1]}`; the next line is the JSON line" in said
+    assert f'and ends "{first.rsplit("; ", 1)[1]}"; the next line is the JSON line' in said
     parsed = subprocess.run([PYTHON, "-m", "sage_flags", "parse", "--stdin"], input=text.encode(), capture_output=True)
     assert (second + "\n").encode() == parsed.stdout
 
