@@ -1,11 +1,11 @@
 """The command lint of the flag-parser skill (issue 29, SPEC K4): every call it shows is a safe form.
 
 Every command is extracted from SKILL.md, its reference files and the old path's redirect: the lines of each
-fenced code block (a console block's `$ ` lines; in any block, heredoc bodies are the user's text, not command
-lines), each indented code line, and each inline code span of the prose. A call of ours that takes the user's
-text (`parse`, `announce`, `resume`, through any entry: the launcher, `sage-flags`, `python3 -m
-core.flag_parser`, `python -m sage_flags`, the bash scripts, or a span that starts with the subcommand) fails
-the lint when
+fenced code block but a ```text one, a program's output (a console block's `$ ` lines; in any block, heredoc
+bodies are the user's text, not command lines), each indented code line, and each inline code span of the
+prose. A call of ours that takes the user's text (`parse`, `announce`, `resume`, through any entry: the
+launcher, `sage-flags`, `python3 -m core.flag_parser`, `python -m sage_flags`, the bash scripts, or a span that
+starts with the subcommand) fails the lint when
 
 - an option of ours (`--config-path`, `--config-path=...`, `--stdin`) comes after the user's text;
 - the user's text is in the command line at all (an operand, literal or `$ARGUMENTS`), instead of on standard
@@ -69,6 +69,8 @@ def command_lines(markdown: str, name: str) -> List[Line]:
             fence = None if fence is not None else line[3:].strip()
             terminator = None
             continue
+        if fence == "text":
+            continue  # a program's output shown as it is (examples.md: the hook's context), not a command line
         if fence is not None:
             text = line
             if fence == "console":
@@ -211,6 +213,7 @@ def test_one_labelled_hazard_region() -> None:
         ("```sh\npython3 -B -m core.flag_parser announce build go --stdin\n```\n", "option --stdin after"),
         ("```sh\nbash sage/core/flag_parser/resume.sh m.md go --config-path c\n```\n", "option --config-path after"),
         ("```console\n$ sage/bin/sage-flags parse -h\n```\n", "the user's text '-h'"),
+        ("```\nsage-flags parse go\n```\n", "the user's text 'go'"),  # a fence without "text" is linted
         ('```sh\nsage/bin/sage-flags parse --config-path c -- "$ARGUMENTS"\n```\n', "$ARGUMENTS substituted"),
         ('    sage-flags parse "$ARGUMENTS"\n', "$ARGUMENTS substituted"),
         ('```sh\nx=$ARGUMENTS; echo "$x"\n```\n', "$ARGUMENTS substituted"),
@@ -229,6 +232,7 @@ def test_the_lint_catches(markdown: str, problem: str) -> None:
         "Put the text where `$ARGUMENTS` stands; `sage/bin/sage-flags --which`.\n",
         '<!-- hazard: BEGIN x -->\n```sh\nsage-flags parse "$ARGUMENTS" --config-path c\n```\n<!-- hazard: END x -->\n',
         '```sh\nsage/bin/sage-flags persist .sage/cycle.md <<\'R\'\n{"goal": "--stdin"}\nR\n```\n',
+        "```text\nsage-flags hook result for /build (...); sage-flags parse printed:\n```\n",
     ],
 )
 def test_the_lint_passes(markdown: str) -> None:

@@ -8,7 +8,6 @@ quoted; the old path a redirect; and the exposure README documents, done in a te
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -31,10 +30,7 @@ MAX_LINES, MAX_BYTES = 150, 8000
 VOCAB_1_3 = ROOT / "spec" / "sage-1.3.toml"
 BUILD_1_3 = ROOT / "build" / "sage-1.3-skill"  # generated listings only: no native core (suite time)
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
-# Depends on branch `hook` (issue 28): sage_flags._vocab.HOOK_LABEL, generated there by tools/generate.py.
-# Until that branch is merged here the constant is absent, and the quote is compared with its value on that
-# branch; once merged, with the constant itself.
-HOOK_LABEL = getattr(_vocab, "HOOK_LABEL", "sage-flags hook result")
+HOOK_LABEL = _vocab.HOOK_LABEL  # generated from spec/flags.toml by tools/generate.py (K5)
 
 
 def counts(body: str) -> Dict[str, int]:
@@ -141,9 +137,8 @@ def test_the_hook_label_is_the_generated_constant() -> None:
     assert SKILL_MD.read_text(encoding="utf-8").count(HOOK_LABEL) == 1
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sage_flags.hook") is None, reason="needs branch hook (issue 28)")
 def test_the_body_describes_the_hooks_context_as_the_hook_writes_it(tmp_path: Path) -> None:
-    """Section 1's reading of the context: the label, /WORKFLOW, length and SHA-256, then parse's line (K5)."""
+    """Section 1's reading of the context: label, /WORKFLOW, (length, SHA-256), its last words, parse's line (K5)."""
     text = "--autonomous Ship it!"
     event = {
         "hook_event_name": "UserPromptExpansion",
@@ -160,9 +155,36 @@ def test_the_body_describes_the_hooks_context_as_the_hook_writes_it(tmp_path: Pa
     assert (done.returncode, done.stderr) == (0, b"")
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     first, second = context.split("\n")[:2]
-    assert first.startswith(f"{HOOK_LABEL} for /build ") and "21 bytes" in first and "SHA-256" in first
+    assert re.fullmatch(
+        re.escape(HOOK_LABEL) + r" for /build \(ARGUMENTS: 21 bytes, SHA-256 [0-9a-f]{64}\); (.*)", first
+    )
+    _, body = split_frontmatter(SKILL_MD.read_text(encoding="utf-8"))
+    said = " ".join(body.split())
+    assert "gives in parentheses the byte length and SHA-256" in said
+    assert f'and ends "{first.rsplit("; ", 1)[1]}"; the next line is the JSON line' in said
     parsed = subprocess.run([PYTHON, "-m", "sage_flags", "parse", "--stdin"], input=text.encode(), capture_output=True)
     assert (second + "\n").encode() == parsed.stdout
+
+
+def test_the_worked_hook_example_is_the_hooks_context(tmp_path: Path) -> None:
+    """references/examples.md's context block is the additionalContext the real hook prints for its event."""
+    text = (SKILL_DIR / "references" / "examples.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```(console|text)\n(.*?)^```$", text, re.S | re.M)
+    where = [n for n, (kind, body) in enumerate(blocks) if kind == "console" and " hook claude-code " in body]
+    assert len(where) == 1 and blocks[where[0] + 1][0] == "text", "examples.md: the hook's block, then its context"
+    console, shown = blocks[where[0]][1], blocks[where[0] + 1][1]
+    call = r"\$ (sage/bin/sage-flags hook claude-code [^<]*) <<'(\w+)'\n> (.*?)\n> \4\n"
+    found = re.match(r"\$ cat (\S+)\n(.*?)\n" + call, console, re.S)
+    assert found, "examples.md: the hook's block starts with the config file, then the hook's call"
+    config, config_text, command, _, event = found.groups()
+    assert json.loads(event)["hook_event_name"] == "UserPromptExpansion" and shown.startswith(f"{HOOK_LABEL} for /")
+    (tmp_path / config).parent.mkdir(parents=True)
+    (tmp_path / config).write_text(config_text + "\n", encoding="utf-8")
+    argv = command.split()[1:]
+    for entry in ([str(ROOT / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
+        done = subprocess.run(entry + argv, input=event.encode() + b"\n", capture_output=True, cwd=tmp_path, timeout=60)
+        assert (done.returncode, done.stderr) == (0, b""), entry
+        assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == shown, entry
 
 
 def test_every_reference_is_named_from_the_body_with_when_to_read_it() -> None:
