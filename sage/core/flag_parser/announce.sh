@@ -18,21 +18,13 @@
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
 
-# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
-POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
-# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
-\trap - EXIT ERR DEBUG RETURN
-\set +E +T
-\set -u
-case ${BASH_SOURCE[0]} in
-    */*) sage_flags_announce_dir=${BASH_SOURCE[0]%/*} ;;
-    *) sage_flags_announce_dir=. ;;
-esac
+# The three fixed lines of every entry (see parse.sh).
+POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
+case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
+# shellcheck source=sage/core/flag_parser/preamble.sh
+\. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! \. "$sage_flags_announce_dir/parse.sh"; then
-    printf '%s\n' "announce.sh: cannot load $sage_flags_announce_dir/parse.sh" >&2
-    exit 3
-fi
+. "$sage_flags_dir/parse.sh"
 
 SAGE_FLAGS_ARROW=$'\xe2\x86\x92' # U+2192, as UTF-8 bytes (LC_ALL=C)
 
