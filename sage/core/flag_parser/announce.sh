@@ -91,11 +91,11 @@ sage_flags_terminal_safe() {
 }
 
 # SAGE_FLAGS_SAFE for $1 taken in slices of $2 bytes, never cut inside a C1
-# control: linear in the length (C21) on every bash, as parse_large.sh's JSON
-# escaping: a chunk that needs escapes goes on in pieces of SAGE_FLAGS__PIECE
-# bytes, and a piece through one ${s//p/r} per unsafe byte it holds.
+# control: linear in the length (C21) on every bash, as parse.sh's JSON
+# escaping: a chunk that needs escapes goes on in pieces of 64 bytes before
+# bash 5, and a piece through one ${s//p/r} per unsafe byte it holds.
 sage_flags__safe_slices() {
-    local s=$1 size=$2 out='' c n off=0 len i extra
+    local s=$1 size=$2 out='' c n off=0 len i extra piece=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
     n=${#s}
     while ((off < n)); do
         c=${s:off:size}
@@ -114,8 +114,8 @@ sage_flags__safe_slices() {
         off=$((off + len))
         if sage_flags__is_safe "$c"; then
             out+=$c
-        elif ((size > SAGE_FLAGS__PIECE)); then
-            sage_flags__safe_slices "$c" "$SAGE_FLAGS__PIECE"
+        elif ((size > piece)); then
+            sage_flags__safe_slices "$c" "$piece"
             out+=$SAGE_FLAGS_SAFE
         else
             for i in ${SAGE_FLAGS__PRESENT[@]+"${SAGE_FLAGS__PRESENT[@]}"}; do

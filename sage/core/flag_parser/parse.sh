@@ -212,7 +212,10 @@ sage_flags_json_string() {
 # piece backslashes first, then the short escapes, then \u00XX for the rest.
 sage_flags_escaped() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local s=$2 out='' chunk c n=${#2} off=0 at byte code piece=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
+    local s=$2 out='' chunk c n=${#2} off=0 at i code piece=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
+    local controls=$'\x01\x02\x03\x04\x05\x06\x07\x0b\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f'
+    local -a bytes codes
+    bytes=() codes=()
     for ((off = 0; off < n; off += SAGE_FLAGS_CHUNK)); do
         chunk=${s:off:SAGE_FLAGS_CHUNK}
         for ((at = 0; at < ${#chunk}; at += piece)); do
@@ -226,12 +229,16 @@ sage_flags_escaped() {
                 c=${c//$'\b'/\\b}
                 c=${c//$'\f'/\\f}
             fi
-            while [[ $c == *[$'\x01'-$'\x1f']* ]]; do
-                byte=${c%%[$'\x01'-$'\x1f']*}
-                byte=${c:${#byte}:1}
-                printf -v code '\\u%04x' "'$byte"
-                c=${c//"$byte"/$code}
-            done
+            if [[ $c == *[$'\x01'-$'\x1f']* ]]; then
+                for ((i = ${#bytes[@]}; i < ${#controls}; i++)); do # once per call
+                    bytes[i]=${controls:i:1}
+                    printf -v code '\\u%04x' "'${bytes[i]}"
+                    codes[i]=$code
+                done
+                for i in "${!bytes[@]}"; do
+                    c=${c//"${bytes[i]}"/${codes[i]}}
+                done
+            fi
             out+=$c
         done
     done
@@ -332,7 +339,7 @@ sage_flags_parse() {
         goal=
     elif ((k > 0)); then
         IFS=' '
-        goal="${words[*]:0:k}." # bash32: ok array-op (no word is empty)
+        goal="${words[*]+"${words[*]:0:k}"}." # bash32: ok array-op (no word is empty)
         IFS=- # bash32: ok ifs-pattern (no pattern until IFS is restored)
         # shellcheck disable=SC2086 # splitting is the point; globbing is off (set -f)
         set -- $goal
@@ -509,10 +516,10 @@ sage_flags__osa_distance() {
         printf -v code '%d' "'${form:j-1:1}"
         codes[j]=$code
     done
-    before=("${row_of_far[@]}")
+    before=(${row_of_far[@]+"${row_of_far[@]}"})
     for ((i = 1; i <= n; i++)); do
         unit=${units[i - 1]}
-        current=("${row_of_far[@]}")
+        current=(${row_of_far[@]+"${row_of_far[@]}"})
         current[1]=$((i <= most ? i : far))
         low=${current[1]}
         lo=$((i - most > 1 ? i - most : 1))
@@ -530,8 +537,8 @@ sage_flags__osa_distance() {
         if ((low > most)); then # a row's minimum never decreases
             return 0
         fi
-        before=("${previous[@]}")
-        previous=("${current[@]}")
+        before=(${previous[@]+"${previous[@]}"})
+        previous=(${current[@]+"${current[@]}"})
         last=$unit
     done
     printf -v "$1" '%s' "${previous[m + 1]}"
