@@ -164,11 +164,15 @@ sage_flags_load_defaults() {
         { IFS= read -r -d '' -n $((SAGE_FLAGS_CONFIG_LIMIT + 1)) text; } 2>/dev/null <"$1"; then
         return 0
     fi
-    # C13-C14: the line at the start (after an optional BOM) or after a LF, one
-    # optional CR, then LF or the end; one linear regular expression per mode.
+    # C13-C14: without the BOM, each line is between two LFs, maybe ending in CR
+    # (a [[ == ]] scan is linear on every bash; ${s#p} is not on bash 4.4).
+    if [[ $text == $'\xef\xbb\xbf'* ]]; then
+        text=${text:3}
+    fi
+    text=$'\n'$text$'\n'
     for i in "${!SAGE_FLAGS_MODE_KEYS[@]}"; do
-        line=$'(^(\xef\xbb\xbf)?|\n)'"${SAGE_FLAGS_MODE_KEYS[i]}: true"$'\r?(\n|$)'
-        if [[ $text =~ $line ]]; then
+        line=$'\n'"${SAGE_FLAGS_MODE_KEYS[i]}: true"
+        if [[ $text == *"$line"$'\n'* || $text == *"$line"$'\r\n'* ]]; then
             SAGE_FLAGS_DEFAULTS[i]=true
         fi
     done
@@ -353,8 +357,15 @@ sage_flags_parse() {
         i=$((${#last} - ${#form} + ${#tail}))
         goal=${goal:i:${#goal} - i - 1}
     fi
-    sage_flags_strip goal "$goal" "$SAGE_FLAGS_WS" # C6
-    sage_flags_strip SAGE_FLAGS_GOAL "$goal" "$SAGE_FLAGS_WS" end
+    if [[ $goal == " "[!"$SAGE_FLAGS_WS"]* ]]; then
+        goal=${goal:1} # the common gap
+    elif [[ $goal == ["$SAGE_FLAGS_WS"]* ]]; then
+        sage_flags_strip goal "$goal" "$SAGE_FLAGS_WS" # C6
+    fi
+    if [[ $goal == *["$SAGE_FLAGS_WS"] ]]; then
+        sage_flags_strip goal "$goal" "$SAGE_FLAGS_WS" end
+    fi
+    SAGE_FLAGS_GOAL=$goal
     sage_flags__resolve
 }
 

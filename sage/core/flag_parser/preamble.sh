@@ -35,5 +35,6 @@ sage_flags__shopt_reset() {
             *) shopt -u "$option" 2>/dev/null ;; # bash 4.4 keeps names it lacks
         esac
     done
+    return 0 # an option this bash lacks is no failure (the entry's `.` checks the status)
 }
 sage_flags__shopt_reset
