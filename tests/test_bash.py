@@ -103,7 +103,7 @@ def test_a_parse_reads_two_scripts_whatever_the_input(bash: BashInterpreter, tmp
     """One parse path: parse.sh and preamble.sh, for common input and for the input the old port sent elsewhere."""
     for arguments in ("--quality-locked Ship", "caf\u00e9", 'say "hi"', "--foo", "x" * 2000, "--autonomus x"):
         argv = [bash.path, str(PARSE), arguments]
-        scripts = [line for line in traced(argv, tmp_path, "open,openat") if ".sh\"" in line]
+        scripts = [line for line in traced(argv, tmp_path, "open,openat") if '.sh"' in line]
         assert len(scripts) == 2 and all("flag_parser/p" in line for line in scripts), (arguments, scripts)
 
 
@@ -387,9 +387,7 @@ def test_defaults_resolution(bash: BashInterpreter, tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_bytes(b"quality_locked: true\nautonomous: true\n")
     records = [b"x", b"--no-autonomous x", b"--quality-locked y", b"--foo", b"--autonomous --no-autonomous"]
-    assert_batch_matches(
-        bash, records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)]
-    )
+    assert_batch_matches(bash, records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)])
 
 
 # --- C11-C14: config files of every kind, with builtins only ------------------------------------

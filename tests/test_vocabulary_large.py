@@ -55,7 +55,8 @@ def _vocabulary() -> str:
         if i in values:
             minimum, cap = values[i]
             out.append(
-                f'[mode.value]\nname = "count {chr(97 + i % 26)}"\nmetavar = "N{chr(65 + i % 26)}"\nfield = "count_{i}"\nnote_field = "note_{i}"\n'
+                f'[mode.value]\nname = "count {chr(97 + i % 26)}"\nmetavar = "N{chr(65 + i % 26)}"\n'
+                f'field = "count_{i}"\nnote_field = "note_{i}"\n'
                 f'default = {minimum}\nminimum = {minimum}\ncap = {cap}\nabove_cap = "clamp-with-note"\n'
             )
     return "\n".join(out)
