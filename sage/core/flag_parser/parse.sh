@@ -276,11 +276,11 @@ sage_flags_strip() {
 # Token by token (C7; C8: the first error wins).
 sage_flags_parse() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local text=${1-} tok flag value digits i k=0 n last=-- form=-- goal tail
+    local text=${1-} tok flag value digits i k=0 n last=-- form=-- goal tail joined
     local -a words given # given: V4, the digits of the first --name=N, at the mode's index
     SAGE_FLAGS_ERROR=
     SAGE_FLAGS_VALUES=() # unset: no flag for the mode yet
-    if ! sage_flags_is_utf8 "$text"; then
+    if [[ $text == *[$'\x80'-$'\xff']* ]] && ! sage_flags_is_utf8 "$text"; then
         sage_flags__fail 'Arguments are not valid UTF-8.'
         return 1
     fi
@@ -339,14 +339,19 @@ sage_flags_parse() {
     # dropped as they hold, starts with the k-th word's tail (after its last
     # dash). The "." keeps a last empty part.
     goal=$text
+    if ((k > 0)); then
+        IFS=' '
+        joined="${words[*]+"${words[*]:0:k}"}" # bash32: ok array-op (no word is empty)
+        IFS=$' \t\n'
+    fi
     if ((k == n)); then
         goal=
+    elif ((k > 0)) && [[ $text == "$joined "* ]]; then
+        goal=${text:${#joined}} # every gap so far was one space: the common case
     elif ((k > 0)); then
-        IFS=' '
-        goal="${words[*]+"${words[*]:0:k}"}." # bash32: ok array-op (no word is empty)
         IFS=- # bash32: ok ifs-pattern (no pattern until IFS is restored)
         # shellcheck disable=SC2086 # splitting is the point; globbing is off (set -f)
-        set -- $goal
+        set -- $joined.
         i=$(($# - 1))
         # shellcheck disable=SC2086 # as above
         set -- $text.
