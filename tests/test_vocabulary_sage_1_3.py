@@ -17,7 +17,7 @@ from typing import Dict, List
 import pytest
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, BashInterpreter, Layer, bash_interpreters, project_layers
+from parity.layers import PYTHON, ROOT, Layer, bash_interpreters, project_layers
 
 VOCAB = ROOT / "spec" / "sage-1.3.toml"
 BUILD = ROOT / "build" / "sage-1.3"
@@ -49,22 +49,6 @@ def test_vector(layers: Dict[str, Layer], layer_name: str, vector: vectors.Vecto
     layer = layers[layer_name]
     assert vector.command in layer.commands, f"{layer_name} lacks {vector.command}"
     vectors.check(layer, vector, tmp_path)
-
-
-BASH_CASES = [v for v in VECTORS if v.command in ("parse", "batch")]
-
-
-@pytest.mark.parametrize("vector", BASH_CASES, ids=lambda v: v.name)
-def test_vector_through_parse_large_only(
-    layers: Dict[str, Layer], bash: BashInterpreter, vector: vectors.Vector, tmp_path: Path
-) -> None:
-    """parse_large.sh alone (SAGE_FLAGS__FAST_LIMIT=-1, as tests/test_bash.py does): the same bytes."""
-    script = BUILD / "sage" / "core" / "flag_parser" / f"{vector.command}.sh"
-    main = "sage_flags_main" if vector.command == "parse" else "sage_flags_batch_main"
-    code = f'. "$1" || exit 9\nshift\nSAGE_FLAGS__FAST_LIMIT=-1\n{main} "$@"'
-    argv = [bash.path, "-c", code, "limit", str(script), *vector.materialise(tmp_path)]
-    result = subprocess.run(argv, input=vector.stdin, capture_output=True, env={**os.environ, **vector.env}, timeout=60)
-    vectors.assert_matches(vector, result, f"parse_large.sh {bash.name} {vector.name}")
 
 
 def test_the_vectors_cover_every_subcommand_and_rule() -> None:

@@ -32,7 +32,6 @@ TEXT_SUFFIXES = {".md", ".sh", ".py", ".rs", ".toml", ".yml", ".yaml", ""}
 MARKER = re.compile(r"(BEGIN|END) GENERATED: ([a-z0-9-]+)")
 KEY = r"[a-z][a-z0-9_]*"
 RESERVED_KEYS = ("goal", "error", "notes")
-MAX_VALUE_MODES = 8  # parse_large.sh codes a value flag as one of the digits 2-9
 ABOVE_CAP = ("clamp-with-note",)  # what may happen above a value's cap (docs/SPEC.md V5)
 # docs/SPEC.md K5: the words that start every hook context; SKILL.md quotes them.
 HOOK_LABEL = "sage-flags hook result"
@@ -74,8 +73,8 @@ def _value(entry: dict, index: int, source: str) -> Value:
     if not all(type(n) is int for n in numbers):
         _fail(source, "default, minimum and cap are integers")
     default, minimum, cap = numbers
-    if not 1 <= minimum <= 9:  # parse_large.sh decides `below the minimum` with one-digit patterns
-        _fail(source, "a value's minimum is 1 to 9")
+    if minimum < 1:  # docs/SPEC.md V1: --name=N turns the mode on, so N = 0 is never a value
+        _fail(source, "a value's minimum is at least 1")
     if not minimum <= default <= cap <= 999_999_999:
         _fail(source, "a value needs minimum <= default <= cap <= 999999999")
     if entry["above_cap"] not in ABOVE_CAP:
@@ -106,10 +105,6 @@ def load_vocabulary(vocab_path: Path) -> Vocabulary:
             values.append(_value(entry["value"], index, source))
     if not modes:
         _fail(source, "lists no mode")
-    if len(modes) > 26:  # parse_large.sh codes each mode's flags as one letter
-        _fail(source, "at most 26 modes")
-    if len(values) > MAX_VALUE_MODES:
-        _fail(source, f"at most {MAX_VALUE_MODES} modes take a value")
     for i, column in enumerate(("key", "name")):
         column_values = [m[i] for m in modes]
         if len(set(column_values)) != len(column_values):

@@ -18,32 +18,20 @@
 # Follows parse.sh's rules: bash 3.2, no fork or external command, set -u,
 # LC_ALL=C (all of it set by sourcing parse.sh, whose functions do the work).
 
-# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
-POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
-# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
-\trap - EXIT ERR DEBUG RETURN
-\set +E +T
-\set -u
-case ${BASH_SOURCE[0]} in
-    */*) sage_flags_announce_dir=${BASH_SOURCE[0]%/*} ;;
-    *) sage_flags_announce_dir=. ;;
-esac
+# The three fixed lines of every entry (see parse.sh).
+POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
+case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
+# shellcheck source=sage/core/flag_parser/preamble.sh
+\. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! \. "$sage_flags_announce_dir/parse.sh"; then
-    printf '%s\n' "announce.sh: cannot load $sage_flags_announce_dir/parse.sh" >&2
-    exit 3
-fi
-
-SAGE_FLAGS_ARROW=$'\xe2\x86\x92' # U+2192, as UTF-8 bytes (LC_ALL=C)
+. "$sage_flags_dir/parse.sh"
 
 # The bytes to escape, and their escaped forms, built once with builtins only:
 # C0 but TAB (0x09) and LF (0x0a), and DEL; then the C1 controls, which are
 # 0xc2 0x80-0x9f in UTF-8 (the text is valid UTF-8: parse checked it, C10) (A4);
 # then the bidi controls and U+2028/U+2029 (3 bytes; U+061C 2), and LF, which
 # gets six spaces after it (A5).
-SAGE_FLAGS_UNSAFE=()
-SAGE_FLAGS_UNSAFE_ESCAPED=()
-SAGE_FLAGS__PRESENT=()
+# Filled into the caller's arrays unsafe and escaped, on the first text that needs them.
 sage_flags__build_escapes() {
     local code hex byte
     for ((code = 1; code < 0xa0; code++)); do
@@ -56,8 +44,8 @@ sage_flags__build_escapes() {
         else
             printf -v byte '%b' "\\xc2\\x$hex"
         fi
-        SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$byte
-        SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]="\\u00$hex"
+        unsafe[${#unsafe[@]}]=$byte
+        escaped[${#escaped[@]}]="\\u00$hex"
     done
     for hex in 061c:d89c 200e:e2808e 200f:e2808f 2028:e280a8 2029:e280a9 202a:e280aa 202b:e280ab \
         202c:e280ac 202d:e280ad 202e:e280ae 2066:e281a6 2067:e281a7 2068:e281a8 2069:e281a9; do
@@ -66,13 +54,12 @@ sage_flags__build_escapes() {
         if ((${#code} == 6)); then
             printf -v byte '%b' "\\x${code:0:2}\\x${code:2:2}\\x${code:4:2}"
         fi
-        SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$byte
-        SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]="\\u${hex%%:*}"
+        unsafe[${#unsafe[@]}]=$byte
+        escaped[${#escaped[@]}]="\\u${hex%%:*}"
     done
-    SAGE_FLAGS_UNSAFE[${#SAGE_FLAGS_UNSAFE[@]}]=$'\n'
-    SAGE_FLAGS_UNSAFE_ESCAPED[${#SAGE_FLAGS_UNSAFE_ESCAPED[@]}]=$'\n      '
+    unsafe[${#unsafe[@]}]=$'\n'
+    escaped[${#escaped[@]}]=$'\n      '
 }
-sage_flags__build_escapes
 
 # Whether $1 holds nothing to escape (A4, A5).
 sage_flags__is_safe() {
@@ -81,29 +68,32 @@ sage_flags__is_safe() {
         $1 != *$'\xd8\x9c'* ]]
 }
 
-# Sets SAGE_FLAGS_SAFE to STRING with every unsafe control escaped.
+# OUT STRING: STRING with every unsafe control escaped.
 sage_flags_terminal_safe() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    if sage_flags__is_safe "$1"; then
-        SAGE_FLAGS_SAFE=$1
+    local i safe=''
+    local -a unsafe escaped present # present: the unsafe bytes this text holds; each piece looks for these only
+    if sage_flags__is_safe "$2"; then
+        printf -v "$1" '%s' "$2"
         return 0
     fi
-    local i
-    SAGE_FLAGS__PRESENT=() # the unsafe bytes this text holds: each piece looks for these only
-    for ((i = 0; i < ${#SAGE_FLAGS_UNSAFE[@]}; i++)); do
-        if [[ $1 == *"${SAGE_FLAGS_UNSAFE[i]}"* ]]; then
-            SAGE_FLAGS__PRESENT[${#SAGE_FLAGS__PRESENT[@]}]=$i
+    unsafe=() escaped=() present=()
+    sage_flags__build_escapes
+    for ((i = 0; i < ${#unsafe[@]}; i++)); do
+        if [[ $2 == *"${unsafe[i]}"* ]]; then
+            present[${#present[@]}]=$i
         fi
     done
-    sage_flags__safe_slices "$1" "$SAGE_FLAGS_CHUNK"
+    sage_flags__safe_slices "$2" "$SAGE_FLAGS_CHUNK"
+    printf -v "$1" '%s' "$safe"
 }
 
-# SAGE_FLAGS_SAFE for $1 taken in slices of $2 bytes, never cut inside a C1
-# control: linear in the length (C21) on every bash, as parse_large.sh's JSON
-# escaping: a chunk that needs escapes goes on in pieces of SAGE_FLAGS__PIECE
-# bytes, and a piece through one ${s//p/r} per unsafe byte it holds.
+# $1 taken in slices of $2 bytes, appended to the caller's `safe`, never cut inside a C1
+# control: linear in the length (C21) on every bash, as parse.sh's JSON
+# escaping: a chunk that needs escapes goes on in pieces of 64 bytes before
+# bash 5, and a piece through one ${s//p/r} per unsafe byte it holds.
 sage_flags__safe_slices() {
-    local s=$1 size=$2 out='' c n off=0 len i extra
+    local s=$1 size=$2 c n off=0 len i extra piece=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
     n=${#s}
     while ((off < n)); do
         c=${s:off:size}
@@ -121,24 +111,22 @@ sage_flags__safe_slices() {
         fi
         off=$((off + len))
         if sage_flags__is_safe "$c"; then
-            out+=$c
-        elif ((size > SAGE_FLAGS__PIECE)); then
-            sage_flags__safe_slices "$c" "$SAGE_FLAGS__PIECE"
-            out+=$SAGE_FLAGS_SAFE
+            safe+=$c
+        elif ((size > piece)); then
+            sage_flags__safe_slices "$c" "$piece"
         else
-            for i in ${SAGE_FLAGS__PRESENT[@]+"${SAGE_FLAGS__PRESENT[@]}"}; do
-                c=${c//"${SAGE_FLAGS_UNSAFE[i]}"/${SAGE_FLAGS_UNSAFE_ESCAPED[i]}}
+            for i in ${present[@]+"${present[@]}"}; do
+                c=${c//"${unsafe[i]}"/${escaped[i]}}
             done
-            out+=$c
+            safe+=$c
         fi
     done
-    SAGE_FLAGS_SAFE=$out
     return 0
 }
 
 sage_flags_announce_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local workflow line j sep=' Modes: '
+    local workflow line j sep=' Modes: ' shown arrow=$'\xe2\x86\x92' # U+2192, as UTF-8 bytes (LC_ALL=C)
     if (($# == 0)); then
         printf '%s\n' 'announce.sh: a WORKFLOW name is required (usage: announce.sh WORKFLOW ARGUMENTS... [--config-path PATH])' >&2
         return 2
@@ -155,11 +143,11 @@ sage_flags_announce_main() {
     fi
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"
     if ! sage_flags_parse "$SAGE_FLAGS_ARGUMENTS"; then
-        sage_flags_terminal_safe "$SAGE_FLAGS_ERROR"
-        sage_flags_write "Sage: $SAGE_FLAGS_SAFE"$'\n' || return
+        sage_flags_terminal_safe shown "$SAGE_FLAGS_ERROR"
+        sage_flags_write "Sage: $shown"$'\n' || return
         return 1
     fi
-    line="Sage $SAGE_FLAGS_ARROW $workflow workflow."
+    line="Sage $arrow $workflow workflow."
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         if [[ ${SAGE_FLAGS_VALUES[j]} == true ]]; then
             line+="$sep--${SAGE_FLAGS_MODE_NAMES[j]}"
@@ -179,8 +167,8 @@ sage_flags_announce_main() {
         fi
     done
     if [[ -n $SAGE_FLAGS_GOAL ]]; then
-        sage_flags_terminal_safe "$SAGE_FLAGS_GOAL"
-        line+="Goal: $SAGE_FLAGS_SAFE"$'\n' # TAB raw; LF raw, then the indent (A5)
+        sage_flags_terminal_safe shown "$SAGE_FLAGS_GOAL"
+        line+="Goal: $shown"$'\n' # TAB raw; LF raw, then the indent (A5)
     fi
     sage_flags_write "$line"
 }

@@ -10,33 +10,28 @@
 # usage error (an operand, or --config-path without a value).
 # The parsing is parse.sh's, sourced: one implementation, two entries.
 
-# The same first lines in every entry (announce.sh, batch.sh, persist.sh, resume.sh): they find the
-# file all shared code is in, so they cannot share it. The directory is "." when the script was run by a
-# bare name, so that `.` never searches PATH.
-POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
-# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
-\trap - EXIT ERR DEBUG RETURN
-\set +E +T
-\set -u
-case ${BASH_SOURCE[0]} in
-    */*) sage_flags_batch_dir=${BASH_SOURCE[0]%/*} ;;
-    *) sage_flags_batch_dir=. ;;
-esac
+# The three fixed lines of every entry (see parse.sh).
+POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
+case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
+# shellcheck source=sage/core/flag_parser/preamble.sh
+\. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! \. "$sage_flags_batch_dir/parse.sh"; then
-    printf '%s\n' "batch.sh: cannot load $sage_flags_batch_dir/parse.sh" >&2
-    exit 3
-fi
+. "$sage_flags_dir/parse.sh"
 
 sage_flags_batch_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local record status=0
-    if ! sage_flags_split_argv ${1+"$@"}; then
+    local record status=0 count stdin
+    if ! sage_flags_split_argv count stdin ${1+"$@"}; then
         printf '%s\n' "batch.sh: $SAGE_FLAGS_USAGE_ERROR (usage: batch.sh [--config-path PATH] < records)" >&2
         return 2
     fi
-    if ((SAGE_FLAGS_OPERAND_COUNT > 0)) || [[ -n $SAGE_FLAGS_FROM_STDIN ]]; then # --stdin is an operand here
+    if ((count > 0)) || [[ -n $stdin ]]; then # --stdin is an operand here
         printf '%s\n' "batch.sh: batch takes no operands; records come on stdin, NUL-terminated" >&2
+        return 2
+    fi
+    # On a terminal `read -d ''` turns line editing off, so Ctrl-D would be a byte, not the end: refused, as I5.
+    if [[ -t 0 ]]; then
+        printf '%s\n' "batch.sh: standard input is a terminal; records come on stdin, NUL-terminated" >&2
         return 2
     fi
     sage_flags_load_defaults "$SAGE_FLAGS_CONFIG_PATH"  # C22: read once

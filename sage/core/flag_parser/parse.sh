@@ -2,18 +2,22 @@
 # parse.sh: the bash layer of the sage-flags contract (docs/SPEC.md, C1-C21).
 #   bash sage/core/flag_parser/parse.sh ARGUMENTS... [--config-path PATH]
 #   bash sage/core/flag_parser/parse.sh [--config-path PATH] --stdin < ARGUMENTS   (I1-I6)
-# prints one JSON line (C16), exits 0, 1 (E1-E4) or 2 (C3). Sourced (by
+# prints one JSON line (C16), exits 0, 1 (E1-E5) or 2 (C3). Sourced (by
 # batch.sh and the other bash entries) it only defines the API below.
 # bash 3.2 safe, no fork or external command, linear (C21), C20-proof; see
-# tests/test_bash.py. bash spends microseconds on every byte and command of a
-# script it reads, so this file is the common path only (short ASCII input, no
-# JSON escape, no error); parse_large.sh has the rest and is sourced on first need.
+# tests/test_bash.py. One parse path for every input: the text is split into
+# words once, the flags are the words read left to right, and the goal is cut
+# from the text by where the flag words' dashes end. bash 4.4 spends O(length)
+# per byte of any ${s#p} or ${s%p} on a long string, and every bash before 5
+# O(length) per match of ${s//p/r}: long strings only go through word
+# splitting, [[ == ]] scans and substrings.
 #
-# Function API (stable; names prefixed sage_flags_ / SAGE_FLAGS_):
-#   sage_flags_split_argv ARGV...  C1-C3: sets SAGE_FLAGS_ARGUMENTS (operands joined
-#       by a space), SAGE_FLAGS_OPERAND_COUNT, SAGE_FLAGS_CONFIG_PATH (empty when none),
-#       SAGE_FLAGS_USAGE_ERROR (empty, or the message), SAGE_FLAGS_FROM_STDIN (1 when the
-#       item --stdin came before any --, else empty; not an operand). Returns 0, or 2 on a usage error.
+# Function API (names prefixed sage_flags_; OUT names the caller's variable to set, never one
+# of the function's own locals):
+#   sage_flags_split_argv COUNT STDIN ARGV...  C1-C3: sets SAGE_FLAGS_ARGUMENTS (operands
+#       joined by a space), SAGE_FLAGS_CONFIG_PATH (empty when none), SAGE_FLAGS_USAGE_ERROR
+#       (empty, or the message); COUNT to the number of operands, STDIN to 1 when the item
+#       --stdin came before any -- (not an operand), else empty. Returns 0, or 2 on a usage error.
 #   sage_flags_arguments ARGV...   C1-C3 and I1-I5 (parse, announce, resume): as split_argv,
 #       then with --stdin SAGE_FLAGS_ARGUMENTS is standard input's bytes. Returns 0, or 2.
 #   sage_flags_load_defaults PATH  C11-C14: sets SAGE_FLAGS_DEFAULTS, true/false per
@@ -26,61 +30,36 @@
 #       (empty when none). Returns 0, or 1 on error.
 #   sage_flags_render_json         C16-C17: the last parse as JSON in SAGE_FLAGS_JSON.
 #   sage_flags_json_string STRING  C17: a quoted JSON string in SAGE_FLAGS_JSON_STRING.
+#   sage_flags_escaped OUT TEXT    C17's escapes of TEXT (unquoted), linear on every bash.
 #   sage_flags_is_utf8 STRING      C10: status 0 iff STRING is valid UTF-8.
+#   sage_flags_strip OUT TEXT CLASS [end]  TEXT without the run of CLASS bytes
+#       (a bracket expression's inside) at its start, or with "end" at its end.
+#   sage_flags__below A B          status 0 iff the number A < B (digit strings, no leading zero).
 #   sage_flags_write TEXT          H9: TEXT on stdout, or one stderr line and status 4.
 #   sage_flags_main ARGV...        the parse entry: all of the above, output, status.
-# Vocabulary (generated from spec/flags.toml): SAGE_FLAGS_MODE_KEYS (JSON keys),
-# SAGE_FLAGS_MODE_NAMES (dashed flag names), SAGE_FLAGS_SUPPORTED (the E1 list),
-# and for the modes that take a value, at their mode's index: SAGE_FLAGS_VALUE_FIELDS,
-# SAGE_FLAGS_NOTE_FIELDS, SAGE_FLAGS_VALUE_NAMES, _DEFAULTS, _MINIMUMS, _CAPS.
-# Sourcing removes functions named like builtins or keywords and all aliases
-# (docs/SPEC.md H2), clears the EXIT/ERR/DEBUG/RETURN traps, sets LC_ALL=C,
-# set -u -f, extglob, posix, nocasematch and other options off (H3); functions
-# change IFS only as a local. IFS: each public function (here and in the other
-# scripts) sets the default IFS as a local first, whatever the caller's: bash
-# 3.2 reads a byte of IFS in a [[ == ]] or case pattern as a literal (IFS=-
-# turns the range [a-z] into three bytes).
+# Constants: SAGE_FLAGS_WS (C5), SAGE_FLAGS_CHUNK, SAGE_FLAGS_CONFIG_LIMIT (H1),
+# SAGE_FLAGS_STDIN_LIMIT (I4). Vocabulary (generated from spec/flags.toml):
+# SAGE_FLAGS_MODE_KEYS (JSON keys), SAGE_FLAGS_MODE_NAMES (dashed flag names),
+# SAGE_FLAGS_SUPPORTED (the E1 list), SAGE_FLAGS_SUGGEST_LIMIT (S7),
+# SAGE_FLAGS_E2_VALUE_HINT (V8), and for the modes that take a value, at their
+# mode's index: SAGE_FLAGS_VALUE_FIELDS, SAGE_FLAGS_NOTE_FIELDS,
+# SAGE_FLAGS_VALUE_NAMES, _DEFAULTS, _MINIMUMS, _CAPS. Nothing else is global:
+# helpers read their caller's locals (bash scopes them dynamically) or set OUT.
+# IFS: each public function (here and in the other scripts) sets the default
+# IFS as a local first, whatever the caller's: bash 3.2 reads a byte of IFS in
+# a [[ == ]] or case pattern as a literal (IFS=- turns [a-z] into three bytes).
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API
 
-# H2-H4 (docs/SPEC.md section 15): nothing the environment or a BASH_ENV file
-# defined reaches the bytes. Assigning POSIXLY_CORRECT turns POSIX mode on,
-# where special builtins such as unset are found before functions (every
-# entry script starts so, before its `.`): then no function named like a
-# builtin or keyword survives, nor any alias, and POSIX mode goes off again.
-POSIXLY_CORRECT=1
-\unset -f alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown \
-    echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout \
-    popd printf pushd pwd read readonly return set shift shopt source suspend test times trap true \
-    type typeset ulimit umask unalias unset wait 'if' 'then' 'else' 'elif' 'fi' 'case' 'esac' 'for' 'select' \
-    'while' 'until' 'do' 'done' 'in' 'function' 'time' 'coproc'
-\unset POSIXLY_CORRECT
-\unset -f . : [ '[[' ']]' '{' '}' '!'
-\unalias -a
-
-# C20: bytes, not characters; none of the caller's shell options, traps or
-# variables matter (H3: TMOUT would time out read, FUNCNEST limit calls).
-LC_ALL=C
-unset GLOBIGNORE BASH_COMPAT CDPATH TMOUT FUNCNEST
-set +o posix +e +x +v -u -f +a +b +C +E +H +k +T -B +o pipefail
-trap - EXIT ERR DEBUG RETURN
-shopt -u nocasematch nocaseglob extglob expand_aliases extdebug failglob nullglob dotglob xpg_echo
-shopt -s extquote
-# bash 4.1+ lists its options that are on in BASHOPTS (e.g. set by BASHOPTS in
-# the environment, or a BASH_ENV file): all but the harmless defaults go off,
-# so patsub_replacement (bash 5.2: & in ${s//p/r}), compat*, localvar_* too.
-sage_flags__shopt_reset() {
-    local IFS=: option
-    for option in ${BASHOPTS-}; do
-        case $option in
-            cmdhist | complete_fullquote | extquote | force_fignore | globasciiranges | globskipdots | hostcomplete) ;;
-            interactive_comments | progcomp | promptvars | sourcepath | checkwinsize | login_shell) ;;
-            restricted_shell) ;;
-            *) shopt -u "$option" 2>/dev/null ;; # bash 4.4 keeps names it lacks
-        esac
-    done
-}
-sage_flags__shopt_reset
+# The fixed lines, the same three in every entry (batch.sh, announce.sh, parse.sh): they find
+# preamble.sh, so they cannot share it. The directory is "." when the script was run by a bare
+# name, so that `.` never searches PATH. POSIX mode (H2) keeps special builtins (`.`, set, trap)
+# ahead of functions until the preamble; a sourced file's traps are restored when it returns
+# (bash 4.4+), so they are cleared here too.
+POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
+case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
+# shellcheck source=sage/core/flag_parser/preamble.sh
+\. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 
 # BEGIN GENERATED: bash-vocabulary
 # generated from spec/flags.toml by tools/generate.py (make generate); do not edit
@@ -100,58 +79,20 @@ SAGE_FLAGS_E2_VALUE_HINT=''
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
 SAGE_FLAGS_CHUNK=4096
-# The longest string one ${s//p/r} may work on: bash < 5 spends O(length) per
-# match (and per expansion of a long string), so long text goes through it in
-# pieces there, each cut from a chunk (never from the whole text).
-SAGE_FLAGS__PIECE=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
-SAGE_FLAGS_E4='Arguments are not valid UTF-8.'
 SAGE_FLAGS_STDIN_LIMIT=262144 # docs/SPEC.md I4
-# Longest ARGUMENTS or config (bytes) for this file's path, whose pattern
-# operations cost O(length) per byte on a long token or WS run (bash 4.4:
-# ~1 s at 4 KiB). Never read from the environment (C20); test-only: tests that
-# source this file set -1 (all input through parse_large.sh: same bytes, the
-# other path).
-SAGE_FLAGS__FAST_LIMIT=1024
 # H1: the largest config honored, in bytes (the Python and Rust layers' CONFIG_LIMIT).
 SAGE_FLAGS_CONFIG_LIMIT=65536
-# Absolute: the sourcing script may cd, and `. name` would search PATH.
-sage_flags__locate() {
-    local IFS=$' \t\n' # see "IFS" above: case patterns too
-    case $1 in
-        /*) SAGE_FLAGS__LARGE=${1%/*}/parse_large.sh ;;
-        */*) SAGE_FLAGS__LARGE=$PWD/${1%/*}/parse_large.sh ;;
-        *) SAGE_FLAGS__LARGE=$PWD/parse_large.sh ;;
-    esac
-}
-sage_flags__locate "${BASH_SOURCE[0]}"
-SAGE_FLAGS_ARGUMENTS=
-SAGE_FLAGS_OPERAND_COUNT=0
-SAGE_FLAGS_CONFIG_PATH=
-SAGE_FLAGS_USAGE_ERROR=
-SAGE_FLAGS_DEFAULTS=()
-SAGE_FLAGS_VALUES=()
-SAGE_FLAGS_SOURCES=()
-SAGE_FLAGS_NUMBERS=()
-SAGE_FLAGS_NOTES=()
-SAGE_FLAGS__GIVEN=() # V4: the digits of the first --name=N, at the mode's index
-SAGE_FLAGS_GOAL=
-SAGE_FLAGS_ERROR=
-SAGE_FLAGS_JSON=
-SAGE_FLAGS_JSON_STRING=
-
-# Runs a function of parse_large.sh, sourced first (it redefines this one).
-sage_flags__large() {
-    # shellcheck source=sage/core/flag_parser/parse_large.sh
-    . "$SAGE_FLAGS__LARGE" && "$@"
-}
 
 sage_flags_split_argv() {
-    local IFS=' '
+    local IFS=' ' count_out=$1 stdin_out=$2
     local -a operands
+    shift 2
     operands=()
     SAGE_FLAGS_CONFIG_PATH=
     SAGE_FLAGS_USAGE_ERROR=
-    SAGE_FLAGS_FROM_STDIN=
+    SAGE_FLAGS_ARGUMENTS=
+    printf -v "$stdin_out" '%s' ''
+    printf -v "$count_out" 0
     while (($# > 0)); do
         case $1 in
             --)
@@ -159,12 +100,10 @@ sage_flags_split_argv() {
                 operands+=("$@")
                 break
                 ;;
-            --stdin) SAGE_FLAGS_FROM_STDIN=1 ;;
+            --stdin) printf -v "$stdin_out" 1 ;;
             --config-path)
                 if (($# == 1)); then
                     SAGE_FLAGS_USAGE_ERROR='--config-path needs a value'
-                    SAGE_FLAGS_ARGUMENTS=
-                    SAGE_FLAGS_OPERAND_COUNT=0
                     return 2
                 fi
                 SAGE_FLAGS_CONFIG_PATH=$2
@@ -175,19 +114,19 @@ sage_flags_split_argv() {
         esac
         shift
     done
-    SAGE_FLAGS_OPERAND_COUNT=${#operands[@]}
+    printf -v "$count_out" '%s' "${#operands[@]}"
     SAGE_FLAGS_ARGUMENTS=${operands[*]+"${operands[*]}"}
     return 0
 }
 
 sage_flags_arguments() {
     local IFS=$' \t\n' # see "IFS" above
-    local status
-    sage_flags_split_argv ${1+"$@"} || return 2
-    if [[ -z $SAGE_FLAGS_FROM_STDIN ]]; then
+    local status count stdin
+    sage_flags_split_argv count stdin ${1+"$@"} || return 2
+    if [[ -z $stdin ]]; then
         return 0
     fi
-    if ((SAGE_FLAGS_OPERAND_COUNT > 0)); then
+    if ((count > 0)); then
         SAGE_FLAGS_USAGE_ERROR='--stdin takes ARGUMENTS from standard input only: no operand beside it'
         return 2
     fi
@@ -197,7 +136,6 @@ sage_flags_arguments() {
     fi
     # I2-I4: up to a NUL, the end, or one byte past the limit. Status 0 with fewer
     # bytes: the NUL ended it; nonzero: the end (or no stdin at all: no bytes).
-    SAGE_FLAGS_ARGUMENTS=
     { IFS= read -r -d '' -n $((SAGE_FLAGS_STDIN_LIMIT + 1)) SAGE_FLAGS_ARGUMENTS; } 2>/dev/null
     status=$?
     if ((${#SAGE_FLAGS_ARGUMENTS} > SAGE_FLAGS_STDIN_LIMIT)); then
@@ -213,9 +151,9 @@ sage_flags_arguments() {
 
 sage_flags_load_defaults() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local text='' i
+    local text='' i line
     SAGE_FLAGS_DEFAULTS=()
-    for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
+    for i in "${!SAGE_FLAGS_MODE_KEYS[@]}"; do
         SAGE_FLAGS_DEFAULTS[i]=false
     done
     # C12: test -f follows symlinks and rejects FIFOs and devices (never
@@ -226,27 +164,42 @@ sage_flags_load_defaults() {
         { IFS= read -r -d '' -n $((SAGE_FLAGS_CONFIG_LIMIT + 1)) text; } 2>/dev/null <"$1"; then
         return 0
     fi
-    if ((${#text} > SAGE_FLAGS__FAST_LIMIT)); then
-        sage_flags__large sage_flags__match_defaults "$text"
-        return 0
+    # C13-C14: without the BOM, each line is between two LFs, maybe ending in CR
+    # (a [[ == ]] scan is linear on every bash; ${s#p} is not on bash 4.4).
+    if [[ $text == $'\xef\xbb\xbf'* ]]; then
+        text=${text:3}
     fi
-    # C13-C14: without the BOM, each line is between two LFs, maybe ending in CR.
-    text=$'\n'${text#$'\xef\xbb\xbf'}$'\n'
-    for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
-        if [[ $text == *$'\n'"${SAGE_FLAGS_MODE_KEYS[i]}: true"$'\n'* ||
-            $text == *$'\n'"${SAGE_FLAGS_MODE_KEYS[i]}: true"$'\r\n'* ]]; then
+    text=$'\n'$text$'\n'
+    for i in "${!SAGE_FLAGS_MODE_KEYS[@]}"; do
+        line=$'\n'"${SAGE_FLAGS_MODE_KEYS[i]}: true"
+        if [[ $text == *"$line"$'\n'* || $text == *"$line"$'\r\n'* ]]; then
             SAGE_FLAGS_DEFAULTS[i]=true
         fi
     done
     return 0
 }
 
+# C10 (RFC 3629), without a loop over bytes: the text is valid iff none of
+# these byte patterns occurs, each found by one linear scan. The ASCII byte on
+# both sides makes a sequence cut by either end look like one cut by ASCII.
+# Lead and continuation bytes are disjoint classes, so a lead byte's
+# continuation run must be exactly as long as the lead byte says.
 sage_flags_is_utf8() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    if [[ $1 != *[$'\x80'-$'\xff']* ]]; then
-        return 0
-    fi
-    sage_flags__large sage_flags__utf8 "$1"
+    local text=.$1. cont=[$'\x80'-$'\xbf'] other=[!$'\x80'-$'\xbf']
+    [[ $1 != *[$'\x80'-$'\xff']* ]] ||
+        [[ $text != *[$'\xc0\xc1\xf5'-$'\xff']* && # never in UTF-8
+            $text != *[!$'\x80'-$'\xff']$cont* &&    # a continuation after ASCII
+            $text != *[$'\xc2'-$'\xf4']$other* &&    # too few continuations
+            $text != *[$'\xe0'-$'\xf4']$cont$other* &&
+            $text != *[$'\xf0'-$'\xf4']$cont$cont$other* &&
+            $text != *[$'\xc2'-$'\xdf']$cont$cont* && # too many
+            $text != *[$'\xe0'-$'\xef']$cont$cont$cont* &&
+            $text != *[$'\xf0'-$'\xf4']$cont$cont$cont$cont* &&
+            $text != *$'\xe0'[$'\x80'-$'\x9f']* && # overlong
+            $text != *$'\xed'[$'\xa0'-$'\xbf']* && # a surrogate
+            $text != *$'\xf0'[$'\x80'-$'\x8f']* && # overlong
+            $text != *$'\xf4'[$'\x90'-$'\xbf']* ]] # above U+10FFFF
 }
 
 sage_flags_json_string() {
@@ -255,76 +208,170 @@ sage_flags_json_string() {
         SAGE_FLAGS_JSON_STRING=\"$1\"
         return 0
     fi
-    sage_flags__large sage_flags__json "$1"
+    sage_flags_escaped SAGE_FLAGS_JSON_STRING "$1"
+    SAGE_FLAGS_JSON_STRING=\"$SAGE_FLAGS_JSON_STRING\"
 }
 
-# Token by token (C7; C8: the first error wins), fine on a short text.
+# A chunk that needs escapes goes on in pieces of 64 bytes before bash 5; in a
+# piece backslashes first, then the short escapes, then \u00XX for the rest.
+sage_flags_escaped() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local s=$2 out='' chunk c n=${#2} off=0 at i code piece=$((BASH_VERSINFO[0] < 5 ? 64 : SAGE_FLAGS_CHUNK))
+    local controls=$'\x01\x02\x03\x04\x05\x06\x07\x0b\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f'
+    local -a bytes codes
+    bytes=() codes=()
+    for ((off = 0; off < n; off += SAGE_FLAGS_CHUNK)); do
+        chunk=${s:off:SAGE_FLAGS_CHUNK}
+        for ((at = 0; at < ${#chunk}; at += piece)); do
+            c=${chunk:at:piece}
+            if [[ $c == *[\"\\$'\x01'-$'\x1f']* ]]; then
+                c=${c//\\/\\\\}
+                c=${c//\"/\\\"}
+                c=${c//$'\t'/\\t}
+                c=${c//$'\n'/\\n}
+                c=${c//$'\r'/\\r}
+                c=${c//$'\b'/\\b}
+                c=${c//$'\f'/\\f}
+            fi
+            if [[ $c == *[$'\x01'-$'\x1f']* ]]; then
+                for ((i = ${#bytes[@]}; i < ${#controls}; i++)); do # once per call
+                    bytes[i]=${controls:i:1}
+                    printf -v code '\\u%04x' "'${bytes[i]}"
+                    codes[i]=$code
+                done
+                for i in "${!bytes[@]}"; do
+                    c=${c//"${bytes[i]}"/${codes[i]}}
+                done
+            fi
+            out+=$c
+        done
+    done
+    printf -v "$1" '%s' "$out"
+}
+
+# Binary search for the run's edge: substrings and [[ == ]] scans only (see the header).
+sage_flags_strip() {
+    local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local s=$2 class=$3 lo=0 hi mid
+    if [[ $s != *[!$class]* ]]; then
+        s=
+    elif [[ ${4-} != end && $s == [$class]* ]]; then
+        lo=1 hi=${#s} # s[0:lo] is all CLASS, s[0:hi] is not
+        while ((hi - lo > 1)); do
+            mid=$(((lo + hi) / 2))
+            if [[ ${s:0:mid} == *[!$class]* ]]; then hi=$mid; else lo=$mid; fi
+        done
+        s=${s:lo}
+    elif [[ ${4-} == end && $s == *[$class] ]]; then
+        hi=$((${#s} - 1)) # s[lo:] is not all CLASS, s[hi:] is
+        while ((hi - lo > 1)); do
+            mid=$(((lo + hi) / 2))
+            if [[ ${s:mid} == *[!$class]* ]]; then lo=$mid; else hi=$mid; fi
+        done
+        s=${s:0:hi}
+    fi
+    printf -v "$1" '%s' "$s"
+}
+
+# Token by token (C7; C8: the first error wins).
 sage_flags_parse() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local text=${1-} tok value i
-    if ((${#text} > SAGE_FLAGS__FAST_LIMIT)); then
-        sage_flags__large sage_flags__parse_large "$text"
-        return
-    fi
+    local text=${1-} tok flag value digits i k=0 n last=-- form=-- goal tail joined
+    local -a words given # given: V4, the digits of the first --name=N, at the mode's index
     SAGE_FLAGS_ERROR=
     SAGE_FLAGS_VALUES=() # unset: no flag for the mode yet
-    SAGE_FLAGS__GIVEN=()
-    if [[ $text == *[$'\x80'-$'\xff']* ]] && ! sage_flags__large sage_flags__utf8 "$text"; then
-        sage_flags__large sage_flags__fail "$SAGE_FLAGS_E4"
+    if [[ $text == *[$'\x80'-$'\xff']* ]] && ! sage_flags_is_utf8 "$text"; then
+        sage_flags__fail 'Arguments are not valid UTF-8.'
         return 1
     fi
-    if [[ $text == ["$SAGE_FLAGS_WS"]* || $text == *["$SAGE_FLAGS_WS"] ]]; then # C6
-        text=${text#"${text%%[!"$SAGE_FLAGS_WS"]*}"}
-        text=${text%"${text##*[!"$SAGE_FLAGS_WS"]}"}
+    # C5, C7: \v \f \r are non-whitespace IFS bytes: a WS run holding two of
+    # them yields empty words, which an unquoted re-expansion drops.
+    IFS=$SAGE_FLAGS_WS
+    # shellcheck disable=SC2206 # splitting is the point; globbing is off (set -f)
+    words=($text)
+    if [[ $text == *[$'\v\f\r']* ]]; then
+        # shellcheck disable=SC2206 # as above
+        words=(${words[@]+${words[@]}})
     fi
-    while [[ $text == --* ]]; do
-        tok=${text%%["$SAGE_FLAGS_WS"]*}
-        text=${text#"$tok"}
-        text=${text#"${text%%[!"$SAGE_FLAGS_WS"]*}"}
+    IFS=$' \t\n'
+    n=${#words[@]}
+    while ((k < n)) && [[ ${words[k]} == --* ]]; do
+        tok=${words[k]}
+        k=$((k + 1))
         if [[ $tok == -- ]]; then
+            last=-- form=--
             break
         fi
-        for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
+        for i in "${!SAGE_FLAGS_MODE_NAMES[@]}"; do
+            flag=--${SAGE_FLAGS_MODE_NAMES[i]}
             case $tok in
-                "--${SAGE_FLAGS_MODE_NAMES[i]}") value=true ;;
-                "--no-${SAGE_FLAGS_MODE_NAMES[i]}") value=false ;;
-                "--${SAGE_FLAGS_MODE_NAMES[i]}="*)
+                "$flag") value=true ;;
+                "--no-${SAGE_FLAGS_MODE_NAMES[i]}") value=false flag=$tok ;;
+                "$flag="*)
                     if [[ -z ${SAGE_FLAGS_VALUE_FIELDS[i]-} ]]; then
                         continue # a mode without a value: E2
                     fi
-                    sage_flags__take_value "$i" "${tok#*=}" || return 1
+                    value=${tok:${#flag}+1} # V2: ASCII digits worth at least the minimum
+                    sage_flags_strip digits "$value" 0
+                    if [[ -z $value || $value == *[!0-9]* ]] ||
+                        sage_flags__below "$digits" "${SAGE_FLAGS_VALUE_MINIMUMS[i]}"; then
+                        sage_flags__fail "--${SAGE_FLAGS_MODE_NAMES[i]} takes a ${SAGE_FLAGS_VALUE_NAMES[i]} of ${SAGE_FLAGS_VALUE_MINIMUMS[i]} or more (got '$value')."
+                        return 1
+                    fi
+                    given[i]=${given[i]-$digits}
                     value=true
                     ;;
                 *) continue ;;
             esac
             if [[ ${SAGE_FLAGS_VALUES[i]:-$value} != "$value" ]]; then
-                sage_flags__large sage_flags__conflict "$i" # E3
+                sage_flags__fail "Conflicting flags for ${SAGE_FLAGS_MODE_KEYS[i]}: both --${SAGE_FLAGS_MODE_NAMES[i]} and --no-${SAGE_FLAGS_MODE_NAMES[i]} passed."
                 return 1
             fi
             SAGE_FLAGS_VALUES[i]=$value
+            last=$tok form=$flag
             continue 2
         done
-        sage_flags__large sage_flags__not_a_flag "$tok"
+        sage_flags__not_a_flag "$tok"
         return 1
     done
-    SAGE_FLAGS_GOAL=$text
+    # C9: the goal starts after the k-th word and the WS run after it. Only the
+    # flag words hold dashes before it: the text split at dashes, as many parts
+    # dropped as they hold, starts with the k-th word's tail (after its last
+    # dash). The "." keeps a last empty part.
+    goal=$text
+    if ((k > 0)); then
+        IFS=' '
+        joined="${words[*]+"${words[*]:0:k}"}" # bash32: ok array-op (no word is empty)
+        IFS=$' \t\n'
+    fi
+    if ((k == n)); then
+        goal=
+    elif ((k > 0)) && [[ $text == "$joined "* ]]; then
+        goal=${text:${#joined}} # every gap so far was one space: the common case
+    elif ((k > 0)); then
+        IFS=- # bash32: ok ifs-pattern (no pattern until IFS is restored)
+        # shellcheck disable=SC2086 # splitting is the point; globbing is off (set -f)
+        set -- $joined.
+        i=$(($# - 1))
+        # shellcheck disable=SC2086 # as above
+        set -- $text.
+        shift "$i"
+        goal="$*"
+        IFS=$' \t\n'
+        tail=${form##*-}
+        i=$((${#last} - ${#form} + ${#tail}))
+        goal=${goal:i:${#goal} - i - 1}
+    fi
+    if [[ $goal == " "[!"$SAGE_FLAGS_WS"]* ]]; then
+        goal=${goal:1} # the common gap
+    elif [[ $goal == ["$SAGE_FLAGS_WS"]* ]]; then
+        sage_flags_strip goal "$goal" "$SAGE_FLAGS_WS" # C6
+    fi
+    if [[ $goal == *["$SAGE_FLAGS_WS"] ]]; then
+        sage_flags_strip goal "$goal" "$SAGE_FLAGS_WS" end
+    fi
+    SAGE_FLAGS_GOAL=$goal
     sage_flags__resolve
-}
-
-# V2: a --name=VALUE token of mode $1 (one that takes a value). VALUE ($2) must
-# be ASCII digits worth at least the mode's minimum (compared as digit strings);
-# its digits without leading zeros are kept when the mode has none yet (V4).
-# Status 1, with E5 set, otherwise.
-sage_flags__take_value() {
-    local digits=${2#"${2%%[!0]*}"}
-    if [[ -z $2 || $2 == *[!0-9]* ]] || sage_flags__below "$digits" "${SAGE_FLAGS_VALUE_MINIMUMS[$1]}"; then
-        sage_flags__large sage_flags__value_error "$1" "$2"
-        return 1
-    fi
-    if [[ -z ${SAGE_FLAGS__GIVEN[$1]-} ]]; then
-        SAGE_FLAGS__GIVEN[$1]=$digits
-    fi
-    return 0
 }
 
 # Status 0 iff the number $1 is less than $2 (digit strings without leading zeros).
@@ -332,12 +379,12 @@ sage_flags__below() {
     ((${#1} < ${#2})) || { ((${#1} == ${#2})) && [[ $1 < "$2" ]]; }
 }
 
-# C15, from SAGE_FLAGS_VALUES: true, false, or empty or unset (no flag); then
-# V4-V5 for the modes that take a value, from SAGE_FLAGS__GIVEN.
+# C15, from SAGE_FLAGS_VALUES: true, false, or unset (no flag); then V4-V5 for
+# the modes that take a value, from sage_flags_parse's `given`.
 sage_flags__resolve() {
     local i digits cap
     SAGE_FLAGS_SOURCES=()
-    for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
+    for i in "${!SAGE_FLAGS_MODE_KEYS[@]}"; do
         if [[ -n ${SAGE_FLAGS_VALUES[i]-} ]]; then
             SAGE_FLAGS_SOURCES[i]=flag
         elif [[ ${SAGE_FLAGS_DEFAULTS[i]-false} == true ]]; then
@@ -351,7 +398,7 @@ sage_flags__resolve() {
     SAGE_FLAGS_NUMBERS=()
     SAGE_FLAGS_NOTES=()
     for i in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
-        digits=${SAGE_FLAGS__GIVEN[i]-}
+        digits=${given[i]-}
         cap=${SAGE_FLAGS_VALUE_CAPS[i]}
         SAGE_FLAGS_NOTES[i]=
         if [[ ${SAGE_FLAGS_VALUES[i]} != true ]]; then
@@ -368,10 +415,155 @@ sage_flags__resolve() {
     return 0
 }
 
+# C18, V6: an error resets every mode, number and note.
+sage_flags__fail() {
+    local i
+    SAGE_FLAGS_VALUES=()
+    for i in "${!SAGE_FLAGS_MODE_KEYS[@]}"; do
+        SAGE_FLAGS_VALUES[i]=false
+        SAGE_FLAGS_SOURCES[i]=
+    done
+    SAGE_FLAGS_NUMBERS=()
+    SAGE_FLAGS_NOTES=()
+    for i in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
+        SAGE_FLAGS_NUMBERS[i]=0
+        SAGE_FLAGS_NOTES[i]=
+    done
+    SAGE_FLAGS_GOAL=
+    SAGE_FLAGS_ERROR=$1
+    return 1
+}
+
+# C7 for a token that is not a flag: E5 (a --name=VALUE whose VALUE is not a
+# number the mode takes is caught above), E2 or E1. Prefix matches only: the
+# token can be 128 KiB long.
+sage_flags__not_a_flag() {
+    local tok=$1 flag i suggestion
+    for i in "${!SAGE_FLAGS_MODE_NAMES[@]}"; do
+        for flag in "--${SAGE_FLAGS_MODE_NAMES[i]}" "--no-${SAGE_FLAGS_MODE_NAMES[i]}"; do
+            if [[ $tok == "$flag="* ]]; then
+                sage_flags__fail "Flag '$flag' takes no value (got '$tok').$SAGE_FLAGS_E2_VALUE_HINT"
+                return 1
+            fi
+        done
+    done
+    sage_flags__suggest suggestion "$tok"
+    sage_flags__fail "Unknown flag '$tok'. Supported flags: $SAGE_FLAGS_SUPPORTED.${suggestion:+ Did you mean '$suggestion'?}"
+}
+
+# OUT TOKEN: E1's suggestion for TOKEN (docs/SPEC.md S1-S7), `--` and the
+# nearest flag form, or empty. The part before `=` becomes numbers, one per
+# code point (ASCII letters lowered; any non-ASCII code point is 256, as forms
+# are ASCII), only when it is short enough to be near a form (S7): the cost is
+# bounded whatever TOKEN's length.
+sage_flags__suggest() {
+    local head part c i j n count=0 form best='' best_distance=0 tied=0 most prefix code distance
+    local -a units
+    printf -v "$1" '%s' ''
+    # Only a head of the token is looked at: `--`, the longest part that can be
+    # near (S7, at most 4 bytes a code point), and one byte more to tell a longer part apart.
+    head=${2:0:4 * SAGE_FLAGS_SUGGEST_LIMIT + 3}
+    part=${head%%=*}
+    if [[ $part == "$head" ]] && ((${#2} > ${#head})); then
+        return 0
+    fi
+    part=${part:2}
+    n=${#part}
+    for ((i = 0; i < n; i++)); do
+        c=${part:i:1}
+        case $c in
+            [$'\x80'-$'\xbf']) continue ;; # a continuation byte: part of the code point before it
+            [$'\xc0'-$'\xff']) code=256 ;;
+            *) printf -v code '%d' "'$c" ;;
+        esac
+        if ((code >= 65 && code <= 90)); then
+            code=$((code + 32))
+        fi
+        units[count]=$code
+        count=$((count + 1))
+    done
+    if ((count > SAGE_FLAGS_SUGGEST_LIMIT)); then
+        return 0
+    fi
+    for j in "${!SAGE_FLAGS_MODE_NAMES[@]}"; do
+        for prefix in '' no-; do
+            form=$prefix${SAGE_FLAGS_MODE_NAMES[j]}
+            most=$((${#form} / 3)) # S4
+            sage_flags__osa_distance distance "$form" "$count" "$most"
+            if ((distance > most)); then
+                continue
+            fi
+            if [[ -z $best ]] || ((distance < best_distance)); then
+                best=$form
+                best_distance=$distance
+                tied=0
+            elif ((distance == best_distance)); then
+                tied=1 # S5: a tie suggests nothing
+            fi
+        done
+    done
+    if [[ -n $best ]] && ((!tied)); then
+        printf -v "$1" '%s' "--$best"
+    fi
+    return 0
+}
+
+# OUT FORM N MOST, S3: the optimal string alignment distance between the N
+# code points in the caller's `units` and FORM (ASCII), or MOST + 1 when it
+# exceeds MOST. Three rows of the usual table (before, previous, current),
+# each cell clamped to MOST + 1 ("far"); only the band of cells at most MOST
+# away from the diagonal is computed (a cell off it is far). Rows and the
+# form's codes are stored one place right: bash 3.2 evaluates every subscript
+# of an expression, branch taken or not, and a negative one is an error.
+sage_flags__osa_distance() {
+    local form=$2 n=$3 most=$4 m=${#2} i j lo hi unit last=-1 value other low code far=$(($4 + 1))
+    local -a before previous current codes row_of_far
+    printf -v "$1" '%s' "$far"
+    if ((n - m > most || m - n > most)); then # S7: each length difference costs an edit
+        return 0
+    fi
+    codes[0]=-1
+    for ((j = 0; j <= m + 1; j++)); do
+        row_of_far[j]=$far
+        previous[j]=$((j - 1 <= most ? j - 1 : far))
+    done
+    previous[0]=$far
+    for ((j = 1; j <= m; j++)); do
+        printf -v code '%d' "'${form:j-1:1}"
+        codes[j]=$code
+    done
+    before=(${row_of_far[@]+"${row_of_far[@]}"})
+    for ((i = 1; i <= n; i++)); do
+        unit=${units[i - 1]}
+        current=(${row_of_far[@]+"${row_of_far[@]}"})
+        current[1]=$((i <= most ? i : far))
+        low=${current[1]}
+        lo=$((i - most > 1 ? i - most : 1))
+        hi=$((i + most < m ? i + most : m))
+        for ((j = lo; j <= hi; j++)); do
+            # current[j + 1]: the distance of the part's first i code points and the form's first j.
+            ((value = previous[j + 1] + 1,
+                other = current[j] + 1, value = other < value ? other : value,
+                other = previous[j] + (unit != codes[j]), value = other < value ? other : value,
+                other = j > 1 && unit == codes[j - 1] && last == codes[j] ? before[j - 1] + 1 : far,
+                value = other < value ? other : value,
+                current[j + 1] = value < far ? value : far,
+                low = value < low ? value : low))
+        done
+        if ((low > most)); then # a row's minimum never decreases
+            return 0
+        fi
+        before=(${previous[@]+"${previous[@]}"})
+        previous=(${current[@]+"${current[@]}"})
+        last=$unit
+    done
+    printf -v "$1" '%s' "${previous[m + 1]}"
+}
+
 sage_flags_render_json() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local i json='{' sources='' q='"'
-    for i in ${SAGE_FLAGS_MODE_KEYS[@]+"${!SAGE_FLAGS_MODE_KEYS[@]}"}; do
+    for i in "${!SAGE_FLAGS_MODE_KEYS[@]}"; do
         json+="\"${SAGE_FLAGS_MODE_KEYS[i]}\": ${SAGE_FLAGS_VALUES[i]}, "
         sources+=", \"${SAGE_FLAGS_MODE_KEYS[i]}_source\": ${SAGE_FLAGS_SOURCES[i]:+$q}${SAGE_FLAGS_SOURCES[i]:-null}${SAGE_FLAGS_SOURCES[i]:+$q}"
     done
@@ -392,11 +584,10 @@ sage_flags_render_json() {
 
 # H9: prints $1 as is on stdout. When stdout is closed, full or a broken pipe:
 # one line on stderr (the same in every layer) and status 4.
-SAGE_FLAGS_WRITE_FAILED=4
 sage_flags_write() {
     if ! printf '%s' "$1" 2>/dev/null; then
         printf '%s\n' 'sage-flags: cannot write the output to stdout (closed, full or a broken pipe)' >&2
-        return "$SAGE_FLAGS_WRITE_FAILED"
+        return 4
     fi
     return 0
 }

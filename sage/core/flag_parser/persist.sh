@@ -58,6 +58,11 @@ if ! \. "$sage_flags_persist_dir/parse.sh"; then
     printf '%s\n' "persist.sh: cannot load $sage_flags_persist_dir/parse.sh" >&2
     exit 3
 fi
+# On a terminal `read -d ''` turns line editing off (Ctrl-D would be a byte, not the end): refused, as I5.
+if [[ ${BASH_SOURCE[0]} == "$0" && -t 0 ]]; then
+    printf '%s\n' "persist.sh: standard input is a terminal; pipe the contract line in (parse.sh ... | persist.sh MANIFEST)" >&2
+    exit 2
+fi
 
 SAGE_FLAGS_BOM=$'\xef\xbb\xbf'
 SAGE_FLAGS_BLANKS=$' \t' # what YAML lets stand between tokens on a line
