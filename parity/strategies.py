@@ -742,7 +742,7 @@ def usable_locales() -> Tuple[str, ...]:
     return tuple(usable)
 
 
-# A BASH_ENV file of a user who customises non-interactive shells (docs/SPEC.md H2-H4): it prints
+# A BASH_ENV file of a user who customises non-interactive shells (docs/IMPLEMENTATION.md H2-H4): it prints
 # nothing (what it prints, a direct bash call prints too: H4) but takes over builtins, `.`, `[` and `:`, sets
 # options, traps and aliases. Options and traps first, then functions, then aliases: each takes over the
 # file's own lines below it.

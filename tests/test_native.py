@@ -1,6 +1,6 @@
 """The compiled core (sage_flags._native) in-process, against the pure reference.
 
-Its results are the reference's own ParseResult (docs/SPEC.md D23), built from
+Its results are the reference's own ParseResult (docs/IMPLEMENTATION.md D23), built from
 the core's fields and JSON line: what is checked here is that those values and
 bytes are the reference's, whatever the input, and that the module's functions
 take their arguments as the reference's do.

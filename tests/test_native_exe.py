@@ -1,4 +1,4 @@
-"""The native `sage-flags` executable (crates/sage-flags-cli, docs/SPEC.md D27) as users get it.
+"""The native `sage-flags` executable (crates/sage-flags-cli, docs/IMPLEMENTATION.md D27) as users get it.
 
 - from the native wheel: a fresh venv's `sage-flags` is the executable (tests/test_wheels.py runs every vector
   through it); the subcommands it hands to the Python beside it print what `python -m sage_flags` prints;

@@ -1,5 +1,5 @@
 """The sdist (`maturin sdist`, from `make dist`): what it holds, what pip makes of it with cargo on PATH (the
-native backend, every vector), and without (docs/SPEC.md D26: a clear failure, or the pure wheel when
+native backend, every vector), and without (docs/IMPLEMENTATION.md D26: a clear failure, or the pure wheel when
 offered).
 
 pip runs offline: build isolation installs the pinned maturin from build/wheelhouse (`make wheelhouse`).

@@ -384,7 +384,7 @@ PROJECT_LAUNCHER = "${CLAUDE_PROJECT_DIR}/sage/bin/sage-flags"
 PLUGIN_LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/sage/bin/sage-flags"
 # Codex runs a command hook through its shell, in the session's working directory (the project's root).
 CODEX_COMMAND = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
-# Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (docs/SPEC.md K9, D26).
+# Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (SPEC.md K9, IMPLEMENTATION.md D26).
 HOOK_DIR = "sage/core/flag_parser/hooks"
 
 WHOLE_FILES: Dict[str, Callable[[Vocabulary], str]] = {

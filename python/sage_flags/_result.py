@@ -1,4 +1,4 @@
-"""ParseResult, the one result class of both backends (docs/SPEC.md D23), and the JSON line it writes (C16, C17).
+"""ParseResult, the one result class of both backends (IMPLEMENTATION.md D23), and its JSON line (C16, C17).
 
 The pure reference (sage_flags.reference) builds it with the public constructor; the compiled core
 (sage_flags._native) through ``_from_core``, with the JSON line the core already wrote. A module of its own, so
@@ -53,7 +53,7 @@ class ParseResult:
     ``<key>`` and one ``<key>_source`` per mode, ``goal`` and ``error``; then,
     for each mode that takes a value (V7), its number and its note (``values``
     maps those field names to them). Both backends return this class
-    (docs/SPEC.md D23).
+    (docs/IMPLEMENTATION.md D23).
     """
 
     __slots__ = ("_fields", "_line")

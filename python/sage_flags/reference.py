@@ -3,7 +3,7 @@
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
 stays cheap; its result class, ``ParseResult``, lives in ``sage_flags._result``,
-which the compiled core imports alone (docs/SPEC.md D23). docs/SPEC.md is the rule book; the
+which the compiled core imports alone (docs/IMPLEMENTATION.md D23). docs/SPEC.md is the rule book; the
 comments cite its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the
 values' V1..V8).
 """

@@ -1,4 +1,4 @@
-//! The Python a native wheel's `sage-flags` was installed for (docs/SPEC.md D27.1): pip puts the
+//! The Python a native wheel's `sage-flags` was installed for (docs/IMPLEMENTATION.md D27.1): pip puts the
 //! executable into an installation scheme's scripts directory and the package into that scheme's
 //! site directory, whose `sage_flags-*.dist-info/RECORD` lists the executable. That RECORD proves
 //! which site directory (and so which Python version) this executable belongs to, whatever the

@@ -1,6 +1,6 @@
 //! `sage-flags`, native: argv as bytes into `sage_flags_core::cli::program`, its exit status out.
 //! The subcommands only the Python package has are handed to the Python this executable was
-//! installed for (docs/SPEC.md D27, D27.1).
+//! installed for (docs/IMPLEMENTATION.md D27, D27.1).
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;

@@ -1,6 +1,6 @@
 //! The `parse`, `batch` and `announce` commands on argv bytes, shared by every Rust front end
 //! and by the vector tests (C1-C3, C10, C19, C22, A1-A4), and [`program`]: the whole `sage-flags`
-//! command line of the native executable (docs/SPEC.md D26).
+//! command line of the native executable (docs/IMPLEMENTATION.md D26).
 
 use std::io::{self, Read, Write};
 

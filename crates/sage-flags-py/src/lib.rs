@@ -2,7 +2,7 @@
 //! Its Python API is the pure reference's (python/sage_flags/reference.py): `parse`, `load_defaults`, and
 //! `ParseResult`, which is the reference's own class (python/sage_flags/_result.py). `parse` hands the core's field
 //! values and the JSON line it wrote to that module's private `_from_core`, which sets the object's slots from
-//! them (docs/SPEC.md D23).
+//! them (docs/IMPLEMENTATION.md D23).
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;

@@ -10,7 +10,7 @@ All of it delegates to the ``sage_flags`` package, the first found of: the
 installed one; the repository's python/ when this directory is used from a
 checkout; the copy in _vendor/ that the vendorable bundle carries (built from
 python/ by ``make bundle``, never kept in git), so that a Sage project that
-copied this directory needs nothing but python3 (docs/SPEC.md D25).
+copied this directory needs nothing but python3 (docs/IMPLEMENTATION.md D25).
 """
 
 import os
@@ -21,7 +21,7 @@ PLACES = (
     os.path.normpath(os.path.join(_HERE, "..", "..", "..", "python")),  # a checkout
     os.path.join(_HERE, "_vendor"),  # the bundle
 )
-OLDEST_PYTHON = (3, 8)  # docs/SPEC.md D28; this file and __main__.py parse under Python 2.7 for that check
+OLDEST_PYTHON = (3, 8)  # docs/IMPLEMENTATION.md D28; this file and __main__.py parse under Python 2.7 for that check
 
 
 def import_sage_flags():  # type: ignore[no-untyped-def]

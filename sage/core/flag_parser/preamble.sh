@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# preamble.sh: H2-H3 (docs/SPEC.md section 15), sourced by every bash entry right
+# preamble.sh: H2-H3 (docs/IMPLEMENTATION.md section 15), sourced by every bash entry right
 # after its five fixed lines (see parse.sh): nothing the environment or a
 # BASH_ENV file defined reaches the bytes. The entry assigned POSIXLY_CORRECT,
 # which turns POSIX mode on, where special builtins such as unset are found
