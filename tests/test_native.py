@@ -26,7 +26,7 @@ import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import _native as native
-from sage_flags import _result, reference
+from sage_flags import reference
 from sage_flags._vocab import MODES
 
 from parity import vectors
@@ -247,7 +247,7 @@ def test_the_result_is_the_reference_class() -> None:  # D23: one class, so one 
 def test_to_json_gives_the_line_the_core_wrote() -> None:
     """The private path keeps the core's line as it is (no second rendering): a wrong line would show."""
     fields = reference.parse("--autonomous go").to_dict()
-    carried = _result._from_core(tuple(fields.values()), "the core's line")
+    carried = sage_flags._from_core(tuple(fields.values()), "the core's line")
     assert carried.to_json() == "the core's line"
     assert carried == reference.parse("--autonomous go") and carried.goal == "go"
     assert hash(carried) == hash(reference.parse("--autonomous go"))

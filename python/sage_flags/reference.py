@@ -2,16 +2,16 @@
 
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
-stays cheap; its result class, ``ParseResult``, lives in ``sage_flags._result``,
-which the compiled core imports alone (docs/IMPLEMENTATION.md D23). docs/SPEC.md is the rule book; the
-comments cite its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the
-values' V1..V8).
+stays cheap; its result class, ``ParseResult``, lives in the package
+(``sage_flags/__init__.py``), which the compiled core uses without this module
+(docs/IMPLEMENTATION.md D23). docs/SPEC.md is the rule book; the comments cite
+its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the values' V1..V8).
 """
 
 import os
 import stat
 
-from sage_flags._result import ParseResult
+from sage_flags import ParseResult
 from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS, VALUE_MODES
 
 TYPE_CHECKING = False

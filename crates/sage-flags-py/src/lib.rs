@@ -1,7 +1,7 @@
 //! `sage_flags._native`: the PyO3 binding of sage-flags-core, conversions only; every rule lives in the core.
 //! Its Python API is the pure reference's (python/sage_flags/reference.py): `parse`, `load_defaults`, and
-//! `ParseResult`, which is the reference's own class (python/sage_flags/_result.py). `parse` hands the core's field
-//! values and the JSON line it wrote to that module's private `_from_core`, which sets the object's slots from
+//! `ParseResult`, which is the reference's own class (python/sage_flags/__init__.py). `parse` hands the core's field
+//! values and the JSON line it wrote to the package's private `_from_core`, which sets the object's slots from
 //! them (docs/IMPLEMENTATION.md D23).
 #![forbid(unsafe_code)]
 
@@ -25,7 +25,7 @@ fn optional_string<'py>(py: Python<'py>, text: Option<&str>) -> Bound<'py, PyAny
     text.map_or_else(|| py.None().into_bound(py), |text| PyString::new(py, text).into_any())
 }
 
-/// The ParseResult of the core's result: its fields in C16 order (`_result.FIELDS`) and its JSON line.
+/// The ParseResult of the core's result: its fields in C16 order (`sage_flags.FIELDS`) and its JSON line.
 fn result_object<'py>(py: Python<'py>, result: &core::ParseResult) -> PyResult<Bound<'py, PyAny>> {
     let mut fields = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
     fields.extend(result.modes.iter().map(|on| PyBool::new(py, *on).to_owned().into_any()));
@@ -41,7 +41,7 @@ fn result_object<'py>(py: Python<'py>, result: &core::ParseResult) -> PyResult<B
         fields.push(optional_string(py, note.as_deref()));
     }
     static FROM_CORE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let from_core = FROM_CORE.import(py, "sage_flags._result", "_from_core")?;
+    let from_core = FROM_CORE.import(py, "sage_flags", "_from_core")?;
     from_core.call1((PyTuple::new(py, fields)?, result.to_json()))
 }
 
@@ -110,7 +110,7 @@ fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyRe
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    let result = module.py().import("sage_flags._result")?;
+    let result = module.py().import("sage_flags")?;
     module.add("ParseResult", result.getattr("ParseResult")?)?;
     module.add_function(wrap_pyfunction!(parse, module)?)?;
     module.add_function(wrap_pyfunction!(load_defaults, module)?)?;
