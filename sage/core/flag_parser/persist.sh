@@ -62,26 +62,23 @@ SAGE_FLAGS_NEW_BLOCK_INDENT='  '
 SAGE_FLAGS_TEMP_MARKER=.sage-flags-tmp. # temp files: .<manifest name>.sage-flags-tmp.<pid>
 # P1: persist's stdin holds one contract line of at most this many bytes (see manifest.py), read in chunks.
 SAGE_FLAGS_MAX_LINE_BYTES=1048576
-SAGE_FLAGS_READ_CHUNK=65536
-# One JSON string in canonical form (C17) at the start of a text: raw bytes but
-# '"' and '\'; the short escapes; \u00xx only for the other controls. Raw C0
-# controls are refused apart (sage_flags__take_string): bash 3.2 cannot compile
-# a regular expression holding the byte 0x01 (its internal quoting byte).
-SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
-# A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
-SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
 # P10: a front matter ends, its closing line included, within the first this many bytes of the file.
 SAGE_FLAGS_MAX_FRONTMATTER_BYTES=65536
-# The regular expressions of manifest.py, the same characters (see there).
-SAGE_FLAGS_KEY_FORM=$'("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)'
-SAGE_FLAGS_ENTRY_RE="^$SAGE_FLAGS_KEY_FORM"$'[ \t]*:([ \t].*)?$'
-SAGE_FLAGS_PREFIX_RE=$'^([-?:]([ \t]|$)|'"$SAGE_FLAGS_KEY_FORM"$'[ \t]*:([ \t]|$)|[&!][^ \t]*)[ \t]*'
-SAGE_FLAGS_QUOTED=$'("([^"\\\\]|\\\\.)*"|\'([^\']|\'\')*\')'
-SAGE_FLAGS_FLOW_ITEM="([^][{}\"'#]|$SAGE_FLAGS_QUOTED)"
-SAGE_FLAGS_INNER_FLOW="(\\[$SAGE_FLAGS_FLOW_ITEM*\\]|\\{$SAGE_FLAGS_FLOW_ITEM*\\})"
-SAGE_FLAGS_TAIL=$'([ \t]+#.*|[ \t]*)'
-SAGE_FLAGS_ONE_LINE_RE="^($SAGE_FLAGS_QUOTED|\\[($SAGE_FLAGS_FLOW_ITEM|$SAGE_FLAGS_INNER_FLOW)*\\]|\\{($SAGE_FLAGS_FLOW_ITEM|$SAGE_FLAGS_INNER_FLOW)*\\})$SAGE_FLAGS_TAIL\$"
-SAGE_FLAGS_BLOCK_HEADER_RE="^[|>]([1-9][+-]?|[+-][1-9]?)?$SAGE_FLAGS_TAIL\$"
+# The regular expressions of manifest.py, the same characters (see there),
+# built from parts that stay local.
+sage_flags__manifest_patterns() {
+    local key_form quoted flow_item inner_flow tail
+    key_form=$'("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)'
+    quoted=$'("([^"\\\\]|\\\\.)*"|\'([^\']|\'\')*\')'
+    flow_item="([^][{}\"'#]|$quoted)"
+    inner_flow="(\\[$flow_item*\\]|\\{$flow_item*\\})"
+    tail=$'([ \t]+#.*|[ \t]*)'
+    SAGE_FLAGS_ENTRY_RE="^$key_form"$'[ \t]*:([ \t].*)?$'
+    SAGE_FLAGS_PREFIX_RE=$'^([-?:]([ \t]|$)|'"$key_form"$'[ \t]*:([ \t]|$)|[&!][^ \t]*)[ \t]*'
+    SAGE_FLAGS_ONE_LINE_RE="^($quoted|\\[($flow_item|$inner_flow)*\\]|\\{($flow_item|$inner_flow)*\\})$tail\$"
+    SAGE_FLAGS_BLOCK_HEADER_RE="^[|>]([1-9][+-]?|[+-][1-9]?)?$tail\$"
+}
+sage_flags__manifest_patterns
 
 SAGE_FLAGS_UNSAFE=
 SAGE_FLAGS_LINE_HAS_ERROR=0
@@ -100,8 +97,13 @@ sage_flags__take() {
 }
 
 # Moves the JSON string at the start of sf_scan to sf_token.
+# One JSON string in canonical form (C17) at the start of a text: raw bytes but
+# '"' and '\'; the short escapes; \u00xx only for the other controls. Raw C0
+# controls are refused apart (sage_flags__take_string): bash 3.2 cannot compile
+# a regular expression holding the byte 0x01 (its internal quoting byte).
 sage_flags__take_string() {
-    if [[ ! $sf_scan =~ $SAGE_FLAGS_STRING_RE ]]; then
+    local string_re='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
+    if [[ ! $sf_scan =~ $string_re ]]; then
         return 1
     fi
     sf_token=${BASH_REMATCH[0]}
@@ -116,7 +118,7 @@ sage_flags__take_string() {
 sage_flags_read_contract_line() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
     local sf_scan sf_token
-    local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0 number note
+    local number_re='^(0|[1-9][0-9]*)' line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0 number note
     local -a sources
     sources=()
     if [[ $line != *$'\n' ]]; then
@@ -164,7 +166,7 @@ sage_flags_read_contract_line() {
     SAGE_FLAGS_NUMBERS=()
     for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
         sage_flags__take ", \"${SAGE_FLAGS_VALUE_FIELDS[j]}\": " || return 1
-        [[ $sf_scan =~ $SAGE_FLAGS_NUMBER_RE ]] || return 1
+        [[ $sf_scan =~ $number_re ]] || return 1 # C16's form (V7): no sign, no leading zero
         number=${BASH_REMATCH[0]}
         sf_scan=${sf_scan:${#number}}
         sage_flags__take ", \"${SAGE_FLAGS_NOTE_FIELDS[j]}\": " || return 1
@@ -870,20 +872,20 @@ sage_flags_persist() {
     sage_flags__write_atomically "$path" "$SAGE_FLAGS_NEW" "$mode" "$owner"
 }
 
-# P1: stdin into sf_stdin, in chunks of SAGE_FLAGS_READ_CHUNK bytes,
+# P1: stdin into sf_stdin, in chunks of 64 KiB,
 # never more than SAGE_FLAGS_MAX_LINE_BYTES + 1 (bash 3.2 has no read -N:
 # read -n stops early at a NUL, the -d '' delimiter). Status 1: a NUL or too long.
 sage_flags__read_stdin() {
-    local chunk
+    local chunk read_chunk=65536
     sf_stdin=
     while ((${#sf_stdin} <= SAGE_FLAGS_MAX_LINE_BYTES)); do
-        if ! IFS= read -r -d '' -n "$SAGE_FLAGS_READ_CHUNK" chunk 2>/dev/null; then
+        if ! IFS= read -r -d '' -n "$read_chunk" chunk 2>/dev/null; then
             sf_stdin+=$chunk # the end of stdin
             ((${#sf_stdin} <= SAGE_FLAGS_MAX_LINE_BYTES))
             return
         fi
         sf_stdin+=$chunk
-        if ((${#chunk} < SAGE_FLAGS_READ_CHUNK)); then
+        if ((${#chunk} < read_chunk)); then
             return 1 # read stopped at a NUL
         fi
         if [[ $sf_stdin == *$'\n'?* ]]; then
