@@ -43,21 +43,13 @@
 #                                         with SAGE_FLAGS_UNSAFE set when nothing was written.
 
 # shellcheck disable=SC2034 # the SAGE_FLAGS_ globals are the API the sourcing scripts read
-# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
-POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
-# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
-\trap - EXIT ERR DEBUG RETURN
-\set +E +T
-\set -u
-case ${BASH_SOURCE[0]} in
-    */*) sage_flags_persist_dir=${BASH_SOURCE[0]%/*} ;;
-    *) sage_flags_persist_dir=. ;;
-esac
+# The three fixed lines of every entry (see parse.sh).
+POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
+case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
+# shellcheck source=sage/core/flag_parser/preamble.sh
+\. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 # shellcheck source=sage/core/flag_parser/parse.sh
-if ! \. "$sage_flags_persist_dir/parse.sh"; then
-    printf '%s\n' "persist.sh: cannot load $sage_flags_persist_dir/parse.sh" >&2
-    exit 3
-fi
+. "$sage_flags_dir/parse.sh"
 # On a terminal `read -d ''` turns line editing off (Ctrl-D would be a byte, not the end): refused, as I5.
 if [[ ${BASH_SOURCE[0]} == "$0" && -t 0 ]]; then
     printf '%s\n' "persist.sh: standard input is a terminal; pipe the contract line in (parse.sh ... | persist.sh MANIFEST)" >&2
@@ -70,85 +62,63 @@ SAGE_FLAGS_NEW_BLOCK_INDENT='  '
 SAGE_FLAGS_TEMP_MARKER=.sage-flags-tmp. # temp files: .<manifest name>.sage-flags-tmp.<pid>
 # P1: persist's stdin holds one contract line of at most this many bytes (see manifest.py), read in chunks.
 SAGE_FLAGS_MAX_LINE_BYTES=1048576
-SAGE_FLAGS_READ_CHUNK=65536
+# P10: a front matter ends, its closing line included, within the first this many bytes of the file.
+SAGE_FLAGS_MAX_FRONTMATTER_BYTES=65536
+# The regular expressions of manifest.py, the same characters (see there),
+# built from parts that stay local.
+sage_flags__manifest_patterns() {
+    local key_form quoted flow_item inner_flow tail
+    key_form=$'("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)'
+    quoted=$'("([^"\\\\]|\\\\.)*"|\'([^\']|\'\')*\')'
+    flow_item="([^][{}\"'#]|$quoted)"
+    inner_flow="(\\[$flow_item*\\]|\\{$flow_item*\\})"
+    tail=$'([ \t]+#.*|[ \t]*)'
+    SAGE_FLAGS_ENTRY_RE="^$key_form"$'[ \t]*:([ \t].*)?$'
+    SAGE_FLAGS_PREFIX_RE=$'^([-?:]([ \t]|$)|'"$key_form"$'[ \t]*:([ \t]|$)|[&!][^ \t]*)[ \t]*'
+    SAGE_FLAGS_ONE_LINE_RE="^($quoted|\\[($flow_item|$inner_flow)*\\]|\\{($flow_item|$inner_flow)*\\})$tail\$"
+    SAGE_FLAGS_BLOCK_HEADER_RE="^[|>]([1-9][+-]?|[+-][1-9]?)?$tail\$"
+}
+sage_flags__manifest_patterns
+
+SAGE_FLAGS_UNSAFE=
+SAGE_FLAGS_LINE_HAS_ERROR=0
+SAGE_FLAGS_NEW=
+SAGE_FLAGS_RECORDED=()
+SAGE_FLAGS_RECORDED_NUMBERS=()
+
+# ---------------------------------------------------------------- the contract line
+
+# Removes the literal $1 from the start of sf_scan; status 1 if it is not there.
+sage_flags__take() {
+    if [[ $sf_scan != "$1"* ]]; then
+        return 1
+    fi
+    sf_scan=${sf_scan:${#1}}
+}
+
+# Moves the JSON string at the start of sf_scan to sf_token.
 # One JSON string in canonical form (C17) at the start of a text: raw bytes but
 # '"' and '\'; the short escapes; \u00xx only for the other controls. Raw C0
 # controls are refused apart (sage_flags__take_string): bash 3.2 cannot compile
 # a regular expression holding the byte 0x01 (its internal quoting byte).
-SAGE_FLAGS_STRING_RE='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
-# A JSON number as C16 writes a mode's number (V7): no sign, no leading zero.
-SAGE_FLAGS_NUMBER_RE='^(0|[1-9][0-9]*)'
-# P10: a front matter ends, its closing line included, within the first this many bytes of the file.
-SAGE_FLAGS_MAX_FRONTMATTER_BYTES=65536
-# The regular expressions of manifest.py, the same characters (see there).
-SAGE_FLAGS_KEY_FORM=$'("[^"\\\\]*"|\'[^\']*\'|[^][{}#&*!|>\'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)'
-SAGE_FLAGS_ENTRY_RE="^$SAGE_FLAGS_KEY_FORM"$'[ \t]*:([ \t].*)?$'
-SAGE_FLAGS_PREFIX_RE=$'^([-?:]([ \t]|$)|'"$SAGE_FLAGS_KEY_FORM"$'[ \t]*:([ \t]|$)|[&!][^ \t]*)[ \t]*'
-SAGE_FLAGS_QUOTED=$'("([^"\\\\]|\\\\.)*"|\'([^\']|\'\')*\')'
-SAGE_FLAGS_FLOW_ITEM="([^][{}\"'#]|$SAGE_FLAGS_QUOTED)"
-SAGE_FLAGS_INNER_FLOW="(\\[$SAGE_FLAGS_FLOW_ITEM*\\]|\\{$SAGE_FLAGS_FLOW_ITEM*\\})"
-SAGE_FLAGS_TAIL=$'([ \t]+#.*|[ \t]*)'
-SAGE_FLAGS_ONE_LINE_RE="^($SAGE_FLAGS_QUOTED|\\[($SAGE_FLAGS_FLOW_ITEM|$SAGE_FLAGS_INNER_FLOW)*\\]|\\{($SAGE_FLAGS_FLOW_ITEM|$SAGE_FLAGS_INNER_FLOW)*\\})$SAGE_FLAGS_TAIL\$"
-SAGE_FLAGS_BLOCK_HEADER_RE="^[|>]([1-9][+-]?|[+-][1-9]?)?$SAGE_FLAGS_TAIL\$"
-
-SAGE_FLAGS_UNSAFE=
-SAGE_FLAGS_LINE_HAS_ERROR=0
-SAGE_FLAGS_MODE=
-SAGE_FLAGS_OWNER=
-SAGE_FLAGS_STDIN=
-SAGE_FLAGS_PREFIX=
-SAGE_FLAGS_SCAN=
-SAGE_FLAGS_TOKEN=
-SAGE_FLAGS_TOKEN_START=0
-SAGE_FLAGS_LINE=
-SAGE_FLAGS_CONTENT=
-SAGE_FLAGS_REST=
-SAGE_FLAGS_INDENT=
-SAGE_FLAGS_NEW=
-SAGE_FLAGS_RECORDED=()
-SAGE_FLAGS_RECORDED_NUMBERS=()
-SAGE_FLAGS__ENTRY_KEYS=()
-SAGE_FLAGS__ENTRY_TOKENS=()
-SAGE_FLAGS_ENTRY_INDICES=()
-SAGE_FLAGS_ENTRY_RESTS=()
-SAGE_FLAGS_FM_BOM=
-SAGE_FLAGS_FM_TEXT=
-SAGE_FLAGS_FM_N=0
-SAGE_FLAGS_FM_OFF=0
-SAGE_FLAGS_FM_EOL=$'\n'
-SAGE_FLAGS_FM_PRESENT=0
-SAGE_FLAGS_FM_CLOSE=0
-SAGE_FLAGS_FM_HEADER=-1
-SAGE_FLAGS_FM_BLOCK_END=-1
-SAGE_FLAGS_FM_LINES=()
-
-# ---------------------------------------------------------------- the contract line
-
-# Removes the literal $1 from the start of SAGE_FLAGS_SCAN; status 1 if it is not there.
-sage_flags__take() {
-    if [[ $SAGE_FLAGS_SCAN != "$1"* ]]; then
-        return 1
-    fi
-    SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#1}}
-}
-
-# Moves the JSON string at the start of SAGE_FLAGS_SCAN to SAGE_FLAGS_TOKEN.
 sage_flags__take_string() {
-    if [[ ! $SAGE_FLAGS_SCAN =~ $SAGE_FLAGS_STRING_RE ]]; then
+    local string_re='^"([^"\\]|\\["\\bfnrt]|\\u00(0[0-7bef]|1[0-9a-f]))*"'
+    if [[ ! $sf_scan =~ $string_re ]]; then
         return 1
     fi
-    SAGE_FLAGS_TOKEN=${BASH_REMATCH[0]}
-    if [[ $SAGE_FLAGS_TOKEN == *[$'\x01'-$'\x1f']* ]]; then
+    sf_token=${BASH_REMATCH[0]}
+    if [[ $sf_token == *[$'\x01'-$'\x1f']* ]]; then
         return 1
     fi
-    SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#SAGE_FLAGS_TOKEN}}
+    sf_scan=${sf_scan:${#sf_token}}
 }
 
 # P1: a parse line (C16) or a resume line (the same plus "notes"), byte for byte
 # in canonical form, valid UTF-8, one LF; values that agree with C15 and C18.
 sage_flags_read_contract_line() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0 number note
+    local sf_scan sf_token
+    local number_re='^(0|[1-9][0-9]*)' line=$1 j n=${#SAGE_FLAGS_MODE_KEYS[@]} key goal error_null=1 notes_empty=1 is_resume=0 number note
     local -a sources
     sources=()
     if [[ $line != *$'\n' ]]; then
@@ -158,7 +128,7 @@ sage_flags_read_contract_line() {
     if [[ $line == *$'\n'* ]] || ! sage_flags_is_utf8 "$line"; then
         return 1
     fi
-    SAGE_FLAGS_SCAN=$line
+    sf_scan=$line
     sage_flags__take '{' || return 1
     for ((j = 0; j < n; j++)); do
         if ((j > 0)); then
@@ -175,7 +145,7 @@ sage_flags_read_contract_line() {
     done
     sage_flags__take ', "goal": ' || return 1
     sage_flags__take_string || return 1
-    goal=$SAGE_FLAGS_TOKEN
+    goal=$sf_token
     sage_flags__take ', "error": ' || return 1
     if ! sage_flags__take null; then
         sage_flags__take_string || return 1
@@ -196,14 +166,14 @@ sage_flags_read_contract_line() {
     SAGE_FLAGS_NUMBERS=()
     for j in ${SAGE_FLAGS_VALUE_FIELDS[@]+"${!SAGE_FLAGS_VALUE_FIELDS[@]}"}; do
         sage_flags__take ", \"${SAGE_FLAGS_VALUE_FIELDS[j]}\": " || return 1
-        [[ $SAGE_FLAGS_SCAN =~ $SAGE_FLAGS_NUMBER_RE ]] || return 1
+        [[ $sf_scan =~ $number_re ]] || return 1 # C16's form (V7): no sign, no leading zero
         number=${BASH_REMATCH[0]}
-        SAGE_FLAGS_SCAN=${SAGE_FLAGS_SCAN:${#number}}
+        sf_scan=${sf_scan:${#number}}
         sage_flags__take ", \"${SAGE_FLAGS_NOTE_FIELDS[j]}\": " || return 1
         note=null
         if ! sage_flags__take null; then
             sage_flags__take_string || return 1
-            note=$SAGE_FLAGS_TOKEN
+            note=$sf_token
         fi
         # V4-V6: 0 and no note while off; minimum..cap while on; a note only at the cap.
         if [[ ${SAGE_FLAGS_VALUES[j]} == false ]]; then
@@ -230,7 +200,7 @@ sage_flags_read_contract_line() {
         fi
         sage_flags__take '}' || return 1
     fi
-    if [[ -n $SAGE_FLAGS_SCAN ]]; then
+    if [[ -n $sf_scan ]]; then
         return 1
     fi
     for ((j = 0; j < n; j++)); do
@@ -251,35 +221,35 @@ sage_flags_read_contract_line() {
 
 # ---------------------------------------------------------------- lines
 
-# The next line of SAGE_FLAGS_FM_TEXT at SAGE_FLAGS_FM_OFF, its LF kept, into
-# SAGE_FLAGS_LINE. Windows of 4 KiB and up: linear in the text, however long.
+# The next line of fm_text at fm_off, its LF kept, into
+# sf_line. Windows of 4 KiB and up: linear in the text, however long.
 sage_flags__next_line() {
     local window=$SAGE_FLAGS_CHUNK chunk line
     while :; do
-        chunk=${SAGE_FLAGS_FM_TEXT:SAGE_FLAGS_FM_OFF:window}
+        chunk=${fm_text:fm_off:window}
         line=${chunk/$'\n'*/} # not ${chunk%%...}: bash 4.4 spends O(length) per byte on that
         if ((${#line} < ${#chunk})); then
             line+=$'\n'
             break
         fi
-        if ((SAGE_FLAGS_FM_OFF + ${#chunk} >= SAGE_FLAGS_FM_N)); then
+        if ((fm_off + ${#chunk} >= fm_n)); then
             break
         fi
         window=$((window * 2))
     done
-    SAGE_FLAGS_LINE=$line
-    SAGE_FLAGS_FM_OFF=$((SAGE_FLAGS_FM_OFF + ${#line}))
+    sf_line=$line
+    fm_off=$((fm_off + ${#line}))
 }
 
 # A line without its LF and without one CR before it (CRLF files).
 # (`${1%$'\n'}` would cost a pass per byte of a line without one: tested first.)
 sage_flags__content() {
-    SAGE_FLAGS_CONTENT=$1
-    if [[ $SAGE_FLAGS_CONTENT == *$'\n' ]]; then
-        SAGE_FLAGS_CONTENT=${SAGE_FLAGS_CONTENT%?}
+    sf_content=$1
+    if [[ $sf_content == *$'\n' ]]; then
+        sf_content=${sf_content%?}
     fi
-    if [[ $SAGE_FLAGS_CONTENT == *$'\r' ]]; then
-        SAGE_FLAGS_CONTENT=${SAGE_FLAGS_CONTENT%?}
+    if [[ $sf_content == *$'\r' ]]; then
+        sf_content=${sf_content%?}
     fi
 }
 
@@ -297,7 +267,7 @@ sage_flags__is_comment() {
 }
 
 # What follows `KEY:` in CONTENT (blanks allowed before the colon; the key
-# plain, "double" or 'single' quoted) into SAGE_FLAGS_REST.
+# plain, "double" or 'single' quoted) into sf_rest.
 sage_flags__key_rest() {
     local after form
     for form in "$2" "\"$2\"" "'$2'" ''; do
@@ -313,7 +283,7 @@ sage_flags__key_rest() {
     if [[ $after != :* ]]; then
         return 1
     fi
-    SAGE_FLAGS_REST=${after:1}
+    sf_rest=${after:1}
 }
 
 # Nothing, blanks, or blanks then a `# comment`: what may follow a value.
@@ -325,7 +295,7 @@ sage_flags__is_comment_tail() {
     [[ $1 == ["$SAGE_FLAGS_BLANKS"]* && $stripped == '#'* ]]
 }
 
-# The value token of `key:REST` (SAGE_FLAGS_TOKEN at SAGE_FLAGS_TOKEN_START in
+# The value token of `key:REST` (sf_token at sf_token_start in
 # REST); status 1 when it is not one plain token.
 sage_flags__value_token() {
     local rest=$1 lead stripped token
@@ -344,131 +314,133 @@ sage_flags__value_token() {
         - | '?' | :) return 1 ;;
         ['[]{}#&*!|>%@`,']*) return 1 ;;
     esac
-    SAGE_FLAGS_TOKEN_START=${#lead}
-    SAGE_FLAGS_TOKEN=$token
+    sf_token_start=${#lead}
+    sf_token=$token
 }
 
 # ---------------------------------------------------------------- frontmatter
 
 # One pass over the front matter, line by line (P3, P4, P8, P10, P11), as
 # manifest.py's Frontmatter: TEXT is the manifest's bytes; WRITE (1 or 0) says
-# whether SAGE_FLAGS__ENTRY_TOKENS are written (persist) or only read (resume).
-# Sets SAGE_FLAGS_FM_LINES (the front matter persist writes, fences included),
-# SAGE_FLAGS_FM_OFF (where the body starts) and SAGE_FLAGS_RECORDED_TOKENS
-# (parallel to SAGE_FLAGS__ENTRY_KEYS: the last entry's value token, empty when
+# whether entry_tokens are written (persist) or only read (resume).
+# Sets fm_lines (the front matter persist writes, fences included),
+# fm_off (where the body starts) and fm_recorded_tokens
+# (parallel to entry_keys: the last entry's value token, empty when
 # not one plain value). Status 1 with SAGE_FLAGS_UNSAFE: not in the subset (P8).
 sage_flags_read_frontmatter() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local fm_write fm_text fm_n fm_first_key_seen fm_header_seen fm_in_block fm_entry_indent fm_last_entry_key fm_scalar_owner fm_scalar_keep fm_keep_at_block_end sf_line sf_content sf_rest sf_token sf_token_start sf_value sf_owner_column
+    local -a fm_seen fm_held
     local text=$1 first
     SAGE_FLAGS_UNSAFE=
-    SAGE_FLAGS_FM_WRITE=${2:-0}
-    SAGE_FLAGS_FM_BOM=
+    fm_write=${2:-0}
+    fm_bom=
     if [[ $text == "$SAGE_FLAGS_BOM"* ]]; then
-        SAGE_FLAGS_FM_BOM=$SAGE_FLAGS_BOM
+        fm_bom=$SAGE_FLAGS_BOM
         text=${text:3}
     fi
     # P10: the front matter is scanned in the first MAX + 1 bytes only; the body is copied, never scanned.
-    SAGE_FLAGS_FM_TEXT=${text:0:SAGE_FLAGS_MAX_FRONTMATTER_BYTES+1}
-    SAGE_FLAGS_FM_N=${#SAGE_FLAGS_FM_TEXT}
-    SAGE_FLAGS_FM_OFF=0
+    fm_text=${text:0:SAGE_FLAGS_MAX_FRONTMATTER_BYTES+1}
+    fm_n=${#fm_text}
+    fm_off=0
     sage_flags__next_line
-    first=$SAGE_FLAGS_LINE
-    SAGE_FLAGS_FM_EOL=$'\n' # added lines follow the first line
+    first=$sf_line
+    fm_eol=$'\n' # added lines follow the first line
     if [[ $first == *$'\r\n' ]]; then
-        SAGE_FLAGS_FM_EOL=$'\r\n'
+        fm_eol=$'\r\n'
     fi
     sage_flags__content "$first"
-    SAGE_FLAGS_FM_PRESENT=0
-    SAGE_FLAGS_RECORDED_TOKENS=()
-    SAGE_FLAGS_FM_LINES=("$first")
-    if ! sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
-        SAGE_FLAGS_FM_OFF=0 # no front matter: all of the text is the body
+    fm_present=0
+    fm_recorded_tokens=()
+    fm_lines=("$first")
+    if ! sage_flags__is_fence "$sf_content"; then
+        fm_off=0 # no front matter: all of the text is the body
         return 0
     fi
-    SAGE_FLAGS_FM_PRESENT=1
-    SAGE_FLAGS_FM_FIRST_KEY_SEEN=0
-    SAGE_FLAGS_FM_HEADER_SEEN=0
-    SAGE_FLAGS_FM_IN_BLOCK=0
-    SAGE_FLAGS_FM_ENTRY_INDENT=
-    SAGE_FLAGS_FM_LAST_ENTRY_KEY=-1 # the key of the block's last entry while it may continue
-    SAGE_FLAGS_FM_SEEN=()           # 1 at the number of each key that has an entry
-    SAGE_FLAGS_FM_HELD=()           # blank lines and column-0 comments after the block's last line
-    SAGE_FLAGS_FM_SCALAR_OWNER=-1   # while a block scalar is open: the column its text must be deeper than
-    SAGE_FLAGS_FM_SCALAR_KEEP=0
-    SAGE_FLAGS_FM_KEEP_AT_BLOCK_END=0
+    fm_present=1
+    fm_first_key_seen=0
+    fm_header_seen=0
+    fm_in_block=0
+    fm_entry_indent=
+    fm_last_entry_key=-1 # the key of the block's last entry while it may continue
+    fm_seen=()           # 1 at the number of each key that has an entry
+    fm_held=()           # blank lines and column-0 comments after the block's last line
+    fm_scalar_owner=-1   # while a block scalar is open: the column its text must be deeper than
+    fm_scalar_keep=0
+    fm_keep_at_block_end=0
     while :; do
-        if ((SAGE_FLAGS_FM_OFF >= SAGE_FLAGS_FM_N)); then
+        if ((fm_off >= fm_n)); then
             SAGE_FLAGS_UNSAFE="the frontmatter's opening --- has no closing ---"
             return 1
         fi
         sage_flags__next_line
-        if ((${#SAGE_FLAGS_FM_BOM} + SAGE_FLAGS_FM_OFF > SAGE_FLAGS_MAX_FRONTMATTER_BYTES)); then
+        if ((${#fm_bom} + fm_off > SAGE_FLAGS_MAX_FRONTMATTER_BYTES)); then
             SAGE_FLAGS_UNSAFE="the frontmatter is longer than $SAGE_FLAGS_MAX_FRONTMATTER_BYTES bytes"
             return 1
         fi
-        sage_flags__content "$SAGE_FLAGS_LINE"
-        if sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
+        sage_flags__content "$sf_line"
+        if sage_flags__is_fence "$sf_content"; then
             break
         fi
-        sage_flags__take_line "$SAGE_FLAGS_LINE" || return 1
+        sage_flags__take_line "$sf_line" || return 1
     done
-    first=$SAGE_FLAGS_LINE # the closing fence
+    first=$sf_line # the closing fence
     sage_flags__end_block
-    if ((!SAGE_FLAGS_FM_HEADER_SEEN && SAGE_FLAGS_FM_WRITE)); then
-        SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=flags:$SAGE_FLAGS_FM_EOL
+    if ((!fm_header_seen && fm_write)); then
+        fm_lines[${#fm_lines[@]}]=flags:$fm_eol
         sage_flags__missing_entries
     fi
-    SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$first
+    fm_lines[${#fm_lines[@]}]=$first
 }
 
 # One line between the fences.
 sage_flags__take_line() {
     local line=$1 content indent kind rest
     sage_flags__content "$line"
-    content=$SAGE_FLAGS_CONTENT
+    content=$sf_content
     indent=${content/[!"$SAGE_FLAGS_BLANKS"]*/}
     if sage_flags__is_blank "$content"; then
         kind=blank
-    elif ((SAGE_FLAGS_FM_SCALAR_OWNER >= 0 && ${#indent} > SAGE_FLAGS_FM_SCALAR_OWNER)); then
+    elif ((fm_scalar_owner >= 0 && ${#indent} > fm_scalar_owner)); then
         kind=text # a block scalar's text: any bytes
     else
-        SAGE_FLAGS_FM_SCALAR_OWNER=-1 # a line not deeper than its owner ends a block scalar
+        fm_scalar_owner=-1 # a line not deeper than its owner ends a block scalar
         kind=comment
         if ! sage_flags__is_comment "$content"; then
             kind=node
             sage_flags__check_node "$content" || return 1
         fi
     fi
-    if ((SAGE_FLAGS_FM_IN_BLOCK)); then
+    if ((fm_in_block)); then
         if [[ $kind == blank || ($kind == comment && -z $indent) ]]; then
-            SAGE_FLAGS_FM_HELD[${#SAGE_FLAGS_FM_HELD[@]}]=$line # the block's, if indented lines follow
+            fm_held[${#fm_held[@]}]=$line # the block's, if indented lines follow
             return 0
         fi
         if [[ -n $indent ]]; then
-            SAGE_FLAGS_FM_LINES+=(${SAGE_FLAGS_FM_HELD[@]+"${SAGE_FLAGS_FM_HELD[@]}"})
-            SAGE_FLAGS_FM_HELD=()
+            fm_lines+=(${fm_held[@]+"${fm_held[@]}"})
+            fm_held=()
             sage_flags__block_line "$line" "$content" "$indent" "$kind"
             return
         fi
-        if [[ -z $SAGE_FLAGS_FM_ENTRY_INDENT && ($content == - || $content == -["$SAGE_FLAGS_BLANKS"]*) ]]; then
+        if [[ -z $fm_entry_indent && ($content == - || $content == -["$SAGE_FLAGS_BLANKS"]*) ]]; then
             SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is a list, not a mapping" # compact `- x`
             return 1
         fi
         sage_flags__end_block
     fi
     if [[ $kind == node && -z $indent ]] && sage_flags__key_rest "$content" flags; then
-        if ((SAGE_FLAGS_FM_HEADER_SEEN)); then
+        if ((fm_header_seen)); then
             SAGE_FLAGS_UNSAFE='the frontmatter has two top-level flags: keys'
             return 1
         fi
-        if ! sage_flags__is_comment_tail "$SAGE_FLAGS_REST" || [[ $SAGE_FLAGS_REST == '#'* ]]; then
+        if ! sage_flags__is_comment_tail "$sf_rest" || [[ $sf_rest == '#'* ]]; then
             SAGE_FLAGS_UNSAFE="the frontmatter's flags: key is not a block"
             return 1
         fi
-        SAGE_FLAGS_FM_HEADER_SEEN=1
-        SAGE_FLAGS_FM_IN_BLOCK=1
+        fm_header_seen=1
+        fm_in_block=1
     fi
-    SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$line
+    fm_lines[${#fm_lines[@]}]=$line
 }
 
 # P8, P11 for a line that starts a node: one YAML document, a mapping at column
@@ -482,28 +454,28 @@ sage_flags__check_node() {
             return 1
             ;;
     esac
-    if ((!SAGE_FLAGS_FM_FIRST_KEY_SEEN)) && [[ ! $content =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+    if ((!fm_first_key_seen)) && [[ ! $content =~ $SAGE_FLAGS_ENTRY_RE ]]; then
         SAGE_FLAGS_UNSAFE='the frontmatter is not a mapping with its keys at column 0'
         return 1
     fi
-    SAGE_FLAGS_FM_FIRST_KEY_SEEN=1
+    fm_first_key_seen=1
     sage_flags__node_value "$content"
-    case $SAGE_FLAGS_VALUE in
+    case $sf_value in
         [\"\'\[\{]*)
-            if [[ ! $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_ONE_LINE_RE ]]; then
+            if [[ ! $sf_value =~ $SAGE_FLAGS_ONE_LINE_RE ]]; then
                 SAGE_FLAGS_UNSAFE='a quoted scalar or flow collection in the frontmatter goes on past its line'
                 return 1
             fi
             ;;
         [\|\>]*)
-            if [[ ! $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_BLOCK_HEADER_RE ]]; then
+            if [[ ! $sf_value =~ $SAGE_FLAGS_BLOCK_HEADER_RE ]]; then
                 SAGE_FLAGS_UNSAFE="a block scalar's header in the frontmatter is not one YAML reads"
                 return 1
             fi
-            SAGE_FLAGS_FM_SCALAR_OWNER=$SAGE_FLAGS_OWNER_COLUMN
-            SAGE_FLAGS_FM_SCALAR_KEEP=0
-            if [[ ${SAGE_FLAGS_VALUE/[#]*/} == *+* ]]; then
-                SAGE_FLAGS_FM_SCALAR_KEEP=1
+            fm_scalar_owner=$sf_owner_column
+            fm_scalar_keep=0
+            if [[ ${sf_value/[#]*/} == *+* ]]; then
+                fm_scalar_keep=1
             fi
             ;;
     esac
@@ -511,68 +483,68 @@ sage_flags__check_node() {
 }
 
 # P11: the column of the node that owns a line's value into
-# SAGE_FLAGS_OWNER_COLUMN, the value into SAGE_FLAGS_VALUE: what stands in front
+# sf_owner_column, the value into sf_value: what stands in front
 # (`- `, `? `, `: `, `key: `, anchors and tags) taken off.
 sage_flags__node_value() {
     local indent=${1/[!"$SAGE_FLAGS_BLANKS"]*/} column
     column=${#indent}
-    SAGE_FLAGS_OWNER_COLUMN=$column
-    SAGE_FLAGS_VALUE=${1:column}
-    while [[ $SAGE_FLAGS_VALUE =~ $SAGE_FLAGS_PREFIX_RE ]]; do
-        if [[ $SAGE_FLAGS_VALUE != [\&!]* ]]; then # an anchor or a tag belongs to the value
-            SAGE_FLAGS_OWNER_COLUMN=$column
+    sf_owner_column=$column
+    sf_value=${1:column}
+    while [[ $sf_value =~ $SAGE_FLAGS_PREFIX_RE ]]; do
+        if [[ $sf_value != [\&!]* ]]; then # an anchor or a tag belongs to the value
+            sf_owner_column=$column
         fi
         column=$((column + ${#BASH_REMATCH[0]}))
-        SAGE_FLAGS_VALUE=${SAGE_FLAGS_VALUE:${#BASH_REMATCH[0]}}
+        sf_value=${sf_value:${#BASH_REMATCH[0]}}
     done
 }
 
 # An indented line of the flags block: LINE CONTENT INDENT KIND.
 sage_flags__block_line() {
     local line=$1 content=$2 indent=$3 kind=$4
-    if [[ $kind == node && -z $SAGE_FLAGS_FM_ENTRY_INDENT ]]; then
-        SAGE_FLAGS_FM_ENTRY_INDENT=$indent
+    if [[ $kind == node && -z $fm_entry_indent ]]; then
+        fm_entry_indent=$indent
     fi
-    if [[ $kind == text ]] || { [[ $kind == node ]] && ((${#indent} > ${#SAGE_FLAGS_FM_ENTRY_INDENT})); }; then
+    if [[ $kind == text ]] || { [[ $kind == node ]] && ((${#indent} > ${#fm_entry_indent})); }; then
         sage_flags__entry_continues || return 1
     elif [[ $kind == node ]]; then
-        if [[ $indent != "$SAGE_FLAGS_FM_ENTRY_INDENT" || ! ${content:${#indent}} =~ $SAGE_FLAGS_ENTRY_RE ]]; then
+        if [[ $indent != "$fm_entry_indent" || ! ${content:${#indent}} =~ $SAGE_FLAGS_ENTRY_RE ]]; then
             SAGE_FLAGS_UNSAFE="the frontmatter's flags: block is not a mapping of one key per line"
             return 1
         fi
         sage_flags__entry "$line" "$content" "$indent" || return 1
-        line=$SAGE_FLAGS_LINE
+        line=$sf_line
     fi
-    SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$line
-    SAGE_FLAGS_FM_KEEP_AT_BLOCK_END=0
-    if ((SAGE_FLAGS_FM_SCALAR_OWNER >= 0 && SAGE_FLAGS_FM_SCALAR_KEEP)); then
-        SAGE_FLAGS_FM_KEEP_AT_BLOCK_END=1
+    fm_lines[${#fm_lines[@]}]=$line
+    fm_keep_at_block_end=0
+    if ((fm_scalar_owner >= 0 && fm_scalar_keep)); then
+        fm_keep_at_block_end=1
     fi
 }
 
 # An entry of the flags block: LINE CONTENT INDENT, recorded and, for persist,
-# its value token replaced (P4); the line into SAGE_FLAGS_LINE.
+# its value token replaced (P4); the line into sf_line.
 sage_flags__entry() {
     local line=$1 content=$2 indent=$3 number colon_end rest
-    SAGE_FLAGS_LINE=$line
-    SAGE_FLAGS_FM_LAST_ENTRY_KEY=-1
-    for ((number = 0; number < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; number++)); do
-        sage_flags__key_rest "${content:${#indent}}" "${SAGE_FLAGS__ENTRY_KEYS[number]}" || continue
-        rest=$SAGE_FLAGS_REST
-        SAGE_FLAGS_RECORDED_TOKENS[number]=
-        SAGE_FLAGS_FM_SEEN[number]=1
-        SAGE_FLAGS_FM_LAST_ENTRY_KEY=$number
+    sf_line=$line
+    fm_last_entry_key=-1
+    for ((number = 0; number < ${#entry_keys[@]}; number++)); do
+        sage_flags__key_rest "${content:${#indent}}" "${entry_keys[number]}" || continue
+        rest=$sf_rest
+        fm_recorded_tokens[number]=
+        fm_seen[number]=1
+        fm_last_entry_key=$number
         if ! sage_flags__value_token "$rest"; then
-            if ((SAGE_FLAGS_FM_WRITE)); then
-                SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS__ENTRY_KEYS[number]} has no single plain value"
+            if ((fm_write)); then
+                SAGE_FLAGS_UNSAFE="the flags: entry for ${entry_keys[number]} has no single plain value"
                 return 1
             fi
             return 0
         fi
-        SAGE_FLAGS_RECORDED_TOKENS[number]=$SAGE_FLAGS_TOKEN
-        if ((SAGE_FLAGS_FM_WRITE)); then
+        fm_recorded_tokens[number]=$sf_token
+        if ((fm_write)); then
             colon_end=$((${#content} - ${#rest})) # `rest` is what follows the colon
-            SAGE_FLAGS_LINE=${content:0:colon_end+SAGE_FLAGS_TOKEN_START}${SAGE_FLAGS__ENTRY_TOKENS[number]}${content:colon_end+SAGE_FLAGS_TOKEN_START+${#SAGE_FLAGS_TOKEN}}${line:${#content}}
+            sf_line=${content:0:colon_end+sf_token_start}${entry_tokens[number]}${content:colon_end+sf_token_start+${#sf_token}}${line:${#content}}
         fi
         return 0
     done
@@ -580,16 +552,16 @@ sage_flags__entry() {
 
 # A deeper line under the block's last entry: that entry's value is not one plain value.
 sage_flags__entry_continues() {
-    local number=$SAGE_FLAGS_FM_LAST_ENTRY_KEY
+    local number=$fm_last_entry_key
     if ((number < 0)); then
         return 0
     fi
-    SAGE_FLAGS_RECORDED_TOKENS[number]=
-    if ((SAGE_FLAGS_FM_WRITE)); then
-        SAGE_FLAGS_UNSAFE="the flags: entry for ${SAGE_FLAGS__ENTRY_KEYS[number]} has no single plain value"
+    fm_recorded_tokens[number]=
+    if ((fm_write)); then
+        SAGE_FLAGS_UNSAFE="the flags: entry for ${entry_keys[number]} has no single plain value"
         return 1
     fi
-    SAGE_FLAGS_FM_LAST_ENTRY_KEY=-1
+    fm_last_entry_key=-1
 }
 
 # The flags block ends: the missing entries go after its last line (after the
@@ -597,82 +569,85 @@ sage_flags__entry_continues() {
 # the held lines.
 sage_flags__end_block() {
     local line blank=0 index=0
-    if ((!SAGE_FLAGS_FM_IN_BLOCK)); then
+    if ((!fm_in_block)); then
         return 0
     fi
-    SAGE_FLAGS_FM_IN_BLOCK=0
-    for line in ${SAGE_FLAGS_FM_HELD[@]+"${SAGE_FLAGS_FM_HELD[@]}"}; do
+    fm_in_block=0
+    for line in ${fm_held[@]+"${fm_held[@]}"}; do
         sage_flags__content "$line"
-        if ((!SAGE_FLAGS_FM_KEEP_AT_BLOCK_END)) || ! sage_flags__is_blank "$SAGE_FLAGS_CONTENT"; then
+        if ((!fm_keep_at_block_end)) || ! sage_flags__is_blank "$sf_content"; then
             break
         fi
         blank=$((blank + 1))
     done
-    for line in ${SAGE_FLAGS_FM_HELD[@]+"${SAGE_FLAGS_FM_HELD[@]}"}; do
-        if ((index == blank && SAGE_FLAGS_FM_WRITE)); then
+    for line in ${fm_held[@]+"${fm_held[@]}"}; do
+        if ((index == blank && fm_write)); then
             sage_flags__missing_entries
         fi
-        SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]=$line
+        fm_lines[${#fm_lines[@]}]=$line
         index=$((index + 1))
     done
-    if ((index == blank && SAGE_FLAGS_FM_WRITE)); then
+    if ((index == blank && fm_write)); then
         sage_flags__missing_entries
     fi
-    SAGE_FLAGS_FM_HELD=()
+    fm_held=()
 }
 
-# The entry lines for the keys that have none, in vocabulary order, onto SAGE_FLAGS_FM_LINES.
+# The entry lines for the keys that have none, in vocabulary order, onto fm_lines.
 sage_flags__missing_entries() {
-    local number indent=${SAGE_FLAGS_FM_ENTRY_INDENT:-$SAGE_FLAGS_NEW_BLOCK_INDENT}
-    for ((number = 0; number < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; number++)); do
-        if [[ -z ${SAGE_FLAGS_FM_SEEN[number]-} ]]; then
-            SAGE_FLAGS_FM_LINES[${#SAGE_FLAGS_FM_LINES[@]}]="$indent${SAGE_FLAGS__ENTRY_KEYS[number]}: ${SAGE_FLAGS__ENTRY_TOKENS[number]-}$SAGE_FLAGS_FM_EOL"
+    local number indent=${fm_entry_indent:-$SAGE_FLAGS_NEW_BLOCK_INDENT}
+    for ((number = 0; number < ${#entry_keys[@]}; number++)); do
+        if [[ -z ${fm_seen[number]-} ]]; then
+            fm_lines[${#fm_lines[@]}]="$indent${entry_keys[number]}: ${entry_tokens[number]-}$fm_eol"
         fi
     done
 }
 
 # resume: the manifest's bytes (on stdin) up to the end of its frontmatter's
-# closing line (the first line when it has none) into SAGE_FLAGS_PREFIX, read
-# in chunks: a long body is never read, nor more than MAX + 1 bytes of the
+# closing line (the first line when it has none) into the variable named OUT,
+# read in chunks: a long body is never read, nor more than MAX + 1 bytes of the
 # front matter (P10). A NUL ends the reading; an x stands for it, so that no
 # fence line ends there (as manifest.py sees the NUL).
 sage_flags_read_frontmatter_prefix() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local chunk tail=''
-    SAGE_FLAGS_PREFIX=
+    local chunk tail='' read_text='' sf_content
     while IFS= read -r -d '' -n 4096 chunk; do
-        SAGE_FLAGS_PREFIX+=$chunk
+        read_text+=$chunk
         if ((${#chunk} < 4096)); then
-            SAGE_FLAGS_PREFIX+=x
-            return 0
+            read_text+=x
+            chunk=
+            break
         fi
-        if ((${#SAGE_FLAGS_PREFIX} > SAGE_FLAGS_MAX_FRONTMATTER_BYTES)); then
-            return 0
+        chunk=
+        if ((${#read_text} > SAGE_FLAGS_MAX_FRONTMATTER_BYTES)); then
+            break
         fi
-        if [[ $SAGE_FLAGS_PREFIX == *$'\n'* ]]; then
-            sage_flags__content "${SAGE_FLAGS_PREFIX/$'\n'*/}"
-            if ! sage_flags__is_fence "${SAGE_FLAGS_CONTENT#"$SAGE_FLAGS_BOM"}"; then
-                return 0
+        if [[ $read_text == *$'\n'* ]]; then
+            sage_flags__content "${read_text/$'\n'*/}"
+            if ! sage_flags__is_fence "${sf_content#"$SAGE_FLAGS_BOM"}"; then
+                break
             fi
-            if [[ $tail$chunk == *$'\n'---* ]] && sage_flags__closes "${SAGE_FLAGS_PREFIX%$'\n'*}"$'\n'; then
-                return 0
+            if [[ $tail${read_text:${#read_text}-4096} == *$'\n'---* ]] &&
+                sage_flags__closes "${read_text%$'\n'*}"$'\n'; then
+                break
             fi
         fi
-        tail=${chunk:${#chunk}-3}
+        tail=${read_text:${#read_text}-3}
     done
-    SAGE_FLAGS_PREFIX+=$chunk # the end of the file
+    printf -v "$1" '%s' "$read_text$chunk" # chunk: the end of the file
 }
 
 # Whether TEXT's lines after the first hold a fence (the front matter closes).
 sage_flags__closes() {
-    SAGE_FLAGS_FM_TEXT=$1
-    SAGE_FLAGS_FM_N=${#1}
-    SAGE_FLAGS_FM_OFF=0
+    local fm_text fm_n fm_off sf_line sf_content
+    fm_text=$1
+    fm_n=${#1}
+    fm_off=0
     sage_flags__next_line
-    while ((SAGE_FLAGS_FM_OFF < SAGE_FLAGS_FM_N)); do
+    while ((fm_off < fm_n)); do
         sage_flags__next_line
-        sage_flags__content "$SAGE_FLAGS_LINE"
-        if sage_flags__is_fence "$SAGE_FLAGS_CONTENT"; then
+        sage_flags__content "$sf_line"
+        if sage_flags__is_fence "$sf_content"; then
             return 0
         fi
     done
@@ -685,6 +660,8 @@ sage_flags__closes() {
 # records nothing. A number counts when it is a plain decimal from the minimum to the cap.
 sage_flags_recorded_values() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local fm_bom fm_off fm_eol fm_present
+    local -a fm_lines fm_recorded_tokens entry_keys entry_tokens
     local j number=0 token digits
     SAGE_FLAGS_RECORDED=()
     SAGE_FLAGS_RECORDED_NUMBERS=()
@@ -694,7 +671,7 @@ sage_flags_recorded_values() {
     sage_flags__vocabulary_keys
     sage_flags_read_frontmatter "$1" 0 || return 0
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
-        token=${SAGE_FLAGS_RECORDED_TOKENS[number]-}
+        token=${fm_recorded_tokens[number]-}
         number=$((number + 1))
         case $token in
             true | false) SAGE_FLAGS_RECORDED[j]=$token ;;
@@ -702,7 +679,7 @@ sage_flags_recorded_values() {
         if [[ -z ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
             continue
         fi
-        token=${SAGE_FLAGS_RECORDED_TOKENS[number]-}
+        token=${fm_recorded_tokens[number]-}
         number=$((number + 1))
         digits=${token#"${token%%[!0]*}"}
         if [[ -n $token && $token != *[!0-9]* ]] && ((${#token} <= 9)) &&
@@ -715,18 +692,18 @@ sage_flags_recorded_values() {
 }
 
 # P4: the entries persist writes, in vocabulary order (each mode, then its
-# number when it takes a value): SAGE_FLAGS__ENTRY_KEYS, and for
-# SAGE_FLAGS_VALUES and SAGE_FLAGS_NUMBERS their value tokens SAGE_FLAGS__ENTRY_TOKENS.
+# number when it takes a value): entry_keys, and for
+# SAGE_FLAGS_VALUES and SAGE_FLAGS_NUMBERS their value tokens entry_tokens.
 sage_flags__vocabulary_keys() {
     local j
-    SAGE_FLAGS__ENTRY_KEYS=()
-    SAGE_FLAGS__ENTRY_TOKENS=()
+    entry_keys=()
+    entry_tokens=()
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
-        SAGE_FLAGS__ENTRY_KEYS[${#SAGE_FLAGS__ENTRY_KEYS[@]}]=${SAGE_FLAGS_MODE_KEYS[j]}
-        SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_VALUES[j]-}
+        entry_keys[${#entry_keys[@]}]=${SAGE_FLAGS_MODE_KEYS[j]}
+        entry_tokens[${#entry_tokens[@]}]=${SAGE_FLAGS_VALUES[j]-}
         if [[ -n ${SAGE_FLAGS_VALUE_FIELDS[j]-} ]]; then
-            SAGE_FLAGS__ENTRY_KEYS[${#SAGE_FLAGS__ENTRY_KEYS[@]}]=${SAGE_FLAGS_VALUE_FIELDS[j]}
-            SAGE_FLAGS__ENTRY_TOKENS[${#SAGE_FLAGS__ENTRY_TOKENS[@]}]=${SAGE_FLAGS_NUMBERS[j]-}
+            entry_keys[${#entry_keys[@]}]=${SAGE_FLAGS_VALUE_FIELDS[j]}
+            entry_tokens[${#entry_tokens[@]}]=${SAGE_FLAGS_NUMBERS[j]-}
         fi
     done
 }
@@ -735,28 +712,30 @@ sage_flags__vocabulary_keys() {
 # SAGE_FLAGS_NUMBERS) recorded.
 sage_flags_updated_manifest() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local fm_bom fm_off fm_eol fm_present
+    local -a fm_lines fm_recorded_tokens entry_keys entry_tokens
     local text=$1 eol e
     sage_flags__vocabulary_keys
     sage_flags_read_frontmatter "$text" 1 || return 1
-    text=${text:${#SAGE_FLAGS_FM_BOM}}
-    eol=$SAGE_FLAGS_FM_EOL
-    if ((!SAGE_FLAGS_FM_PRESENT)); then
-        SAGE_FLAGS_NEW="$SAGE_FLAGS_FM_BOM---${eol}flags:$eol"
-        for ((e = 0; e < ${#SAGE_FLAGS__ENTRY_KEYS[@]}; e++)); do
-            SAGE_FLAGS_NEW+="$SAGE_FLAGS_NEW_BLOCK_INDENT${SAGE_FLAGS__ENTRY_KEYS[e]}: ${SAGE_FLAGS__ENTRY_TOKENS[e]}$eol"
+    text=${text:${#fm_bom}}
+    eol=$fm_eol
+    if ((!fm_present)); then
+        SAGE_FLAGS_NEW="$fm_bom---${eol}flags:$eol"
+        for ((e = 0; e < ${#entry_keys[@]}; e++)); do
+            SAGE_FLAGS_NEW+="$SAGE_FLAGS_NEW_BLOCK_INDENT${entry_keys[e]}: ${entry_tokens[e]}$eol"
         done
         SAGE_FLAGS_NEW+=---$eol$text
         return 0
     fi
-    printf -v SAGE_FLAGS_NEW '%s' ${SAGE_FLAGS_FM_LINES[@]+"${SAGE_FLAGS_FM_LINES[@]}"}
-    SAGE_FLAGS_NEW=$SAGE_FLAGS_FM_BOM$SAGE_FLAGS_NEW${text:SAGE_FLAGS_FM_OFF}
+    printf -v SAGE_FLAGS_NEW '%s' ${fm_lines[@]+"${fm_lines[@]}"}
+    SAGE_FLAGS_NEW=$fm_bom$SAGE_FLAGS_NEW${text:fm_off}
     return 0
 }
 
 # ---------------------------------------------------------------- files
 
-# The permission bits of PATH, as octal digits, into SAGE_FLAGS_MODE, and its
-# numeric owner and group (uid:gid) into SAGE_FLAGS_OWNER, from `ls -lnd` (POSIX format).
+# The permission bits of PATH, as octal digits, into sf_mode, and its
+# numeric owner and group (uid:gid) into sf_owner, from `ls -lnd` (POSIX format).
 sage_flags__mode_of() {
     local listing perms bits=0 i c
     local -a values fields
@@ -767,7 +746,7 @@ sage_flags__mode_of() {
     if ((${#fields[@]} < 4)) || [[ ${fields[2]} == *[!0-9]* || ${fields[3]} == *[!0-9]* ]]; then
         return 1
     fi
-    SAGE_FLAGS_OWNER=${fields[2]}:${fields[3]}
+    sf_owner=${fields[2]}:${fields[3]}
     perms=${listing:1:9}
     for ((i = 0; i < 9; i++)); do
         c=${perms:i:1}
@@ -781,7 +760,7 @@ sage_flags__mode_of() {
             *) return 1 ;;
         esac
     done
-    printf -v SAGE_FLAGS_MODE '%04o' "$bits"
+    printf -v sf_mode '%04o' "$bits"
 }
 
 # P6: temp files left by a persist killed before its rename: ours (same owner)
@@ -858,6 +837,7 @@ sage_flags__write_atomically() {
 # P3-P8: record SAGE_FLAGS_VALUES in the manifest at $1.
 sage_flags_persist() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local sf_mode sf_owner
     local path=$1 text='' mode='' owner=''
     if [[ -z $path || $path == */ ]]; then
         SAGE_FLAGS_UNSAFE='the manifest path does not name a file'
@@ -876,8 +856,8 @@ sage_flags_persist() {
             SAGE_FLAGS_UNSAFE='cannot read the manifest'
             return 1
         fi
-        mode=$SAGE_FLAGS_MODE
-        owner=$SAGE_FLAGS_OWNER
+        mode=$sf_mode
+        owner=$sf_owner
         # read -d '' stops at a NUL with status 0; without one it reads to the end.
         if { IFS= read -r -d '' text; } 2>/dev/null <"$path"; then
             SAGE_FLAGS_UNSAFE='the manifest holds NUL bytes: not a text file'
@@ -892,23 +872,23 @@ sage_flags_persist() {
     sage_flags__write_atomically "$path" "$SAGE_FLAGS_NEW" "$mode" "$owner"
 }
 
-# P1: stdin into SAGE_FLAGS_STDIN, in chunks of SAGE_FLAGS_READ_CHUNK bytes,
+# P1: stdin into sf_stdin, in chunks of 64 KiB,
 # never more than SAGE_FLAGS_MAX_LINE_BYTES + 1 (bash 3.2 has no read -N:
 # read -n stops early at a NUL, the -d '' delimiter). Status 1: a NUL or too long.
 sage_flags__read_stdin() {
-    local chunk
-    SAGE_FLAGS_STDIN=
-    while ((${#SAGE_FLAGS_STDIN} <= SAGE_FLAGS_MAX_LINE_BYTES)); do
-        if ! IFS= read -r -d '' -n "$SAGE_FLAGS_READ_CHUNK" chunk 2>/dev/null; then
-            SAGE_FLAGS_STDIN+=$chunk # the end of stdin
-            ((${#SAGE_FLAGS_STDIN} <= SAGE_FLAGS_MAX_LINE_BYTES))
+    local chunk read_chunk=65536
+    sf_stdin=
+    while ((${#sf_stdin} <= SAGE_FLAGS_MAX_LINE_BYTES)); do
+        if ! IFS= read -r -d '' -n "$read_chunk" chunk 2>/dev/null; then
+            sf_stdin+=$chunk # the end of stdin
+            ((${#sf_stdin} <= SAGE_FLAGS_MAX_LINE_BYTES))
             return
         fi
-        SAGE_FLAGS_STDIN+=$chunk
-        if ((${#chunk} < SAGE_FLAGS_READ_CHUNK)); then
+        sf_stdin+=$chunk
+        if ((${#chunk} < read_chunk)); then
             return 1 # read stopped at a NUL
         fi
-        if [[ $SAGE_FLAGS_STDIN == *$'\n'?* ]]; then
+        if [[ $sf_stdin == *$'\n'?* ]]; then
             return 0 # more than one line: no need to read on
         fi
     done
@@ -917,13 +897,14 @@ sage_flags__read_stdin() {
 
 sage_flags_persist_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
+    local sf_stdin
     local line unread=0
     if (($# != 1)); then
         printf '%s\n' "persist.sh: persist takes exactly one MANIFEST path (usage: persist.sh MANIFEST < line)" >&2
         return 2
     fi
     sage_flags__read_stdin || unread=1
-    line=$SAGE_FLAGS_STDIN
+    line=$sf_stdin
     if ((unread && ${#line} > SAGE_FLAGS_MAX_LINE_BYTES)); then
         printf '%s\n' "persist.sh: stdin holds more than $SAGE_FLAGS_MAX_LINE_BYTES bytes: not one contract line" >&2
         return 2

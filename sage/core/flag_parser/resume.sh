@@ -13,25 +13,17 @@
 # Rules as parse.sh: bash 3.2, no eval, no fork, set -u, LC_ALL=C. The
 # frontmatter functions are persist.sh's, sourced (persist.sh sources parse.sh).
 
-# The same first lines in every entry (see batch.sh): they find parse.sh, so they cannot share its code.
-POSIXLY_CORRECT=1 # H2: until parse.sh's first lines, special builtins (`.`, set) come before functions
-# A sourced file's traps are restored when it returns (bash 4.4+): these go here, not only in parse.sh.
-\trap - EXIT ERR DEBUG RETURN
-\set +E +T
-\set -u
-case ${BASH_SOURCE[0]} in
-    */*) sage_flags_resume_dir=${BASH_SOURCE[0]%/*} ;;
-    *) sage_flags_resume_dir=. ;;
-esac
+# The three fixed lines of every entry (see parse.sh).
+POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
+case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
+# shellcheck source=sage/core/flag_parser/preamble.sh
+\. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 # shellcheck source=sage/core/flag_parser/persist.sh
-if ! \. "$sage_flags_resume_dir/persist.sh"; then
-    printf '%s\n' "resume.sh: cannot load $sage_flags_resume_dir/persist.sh" >&2
-    exit 3
-fi
+. "$sage_flags_dir/persist.sh"
 
 sage_flags_resume_main() {
     local IFS=$' \t\n' # see "IFS" in parse.sh's header
-    local manifest status=0 j recorded number note flag notes='' separator=''
+    local manifest prefix status=0 j recorded number note flag notes='' separator=''
     if (($# == 0)); then
         printf '%s\n' "resume.sh: resume needs MANIFEST, then the arguments as for parse (usage: resume.sh MANIFEST ARGUMENTS... [--config-path PATH])" >&2
         return 2
@@ -48,8 +40,8 @@ sage_flags_resume_main() {
     # R2: a regular file only (test -f follows symlinks: a FIFO is never opened),
     # read up to the end of its frontmatter.
     if ((status == 0)) && [[ -n $manifest && -f $manifest ]] &&
-        { sage_flags_read_frontmatter_prefix; } 2>/dev/null <"$manifest"; then
-        sage_flags_recorded_values "$SAGE_FLAGS_PREFIX"
+        { sage_flags_read_frontmatter_prefix prefix; } 2>/dev/null <"$manifest"; then
+        sage_flags_recorded_values "$prefix"
     fi
     for ((j = 0; j < ${#SAGE_FLAGS_MODE_KEYS[@]}; j++)); do
         recorded=${SAGE_FLAGS_RECORDED[j]-}
