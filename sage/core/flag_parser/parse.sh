@@ -489,6 +489,9 @@ sage_flags__suggest() {
         for prefix in '' no-; do
             form=$prefix${SAGE_FLAGS_MODE_NAMES[j]}
             most=$((${#form} / 3)) # S4
+            if ((count - ${#form} > most || ${#form} - count > most)); then
+                continue # S7: each length difference costs an edit (checked here: a call costs more)
+            fi
             sage_flags__osa_distance distance "$form" "$count" "$most"
             if ((distance > most)); then
                 continue
@@ -520,9 +523,6 @@ sage_flags__osa_distance() {
     local -a masks vp vn d0s old
     masks=(0) # set: an unset element reads 0 under set -u, an unset array does not
     printf -v "$1" '%s' "$((most + 1))"
-    if ((n - m > most || m - n > most)); then # S7: each length difference costs an edit
-        return 0
-    fi
     ((words = (m + 59) / 60, top = (m - 1) % 60)) # FORM's last code point: bit top of the last word
     for ((i = 0; i < m; i++)); do # masks[code * words + w]: where FORM holds the code
         printf -v code '%d' "'${form:i:1}"
