@@ -489,6 +489,9 @@ sage_flags__suggest() {
         for prefix in '' no-; do
             form=$prefix${SAGE_FLAGS_MODE_NAMES[j]}
             most=$((${#form} / 3)) # S4
+            if ((count - ${#form} > most || ${#form} - count > most)); then
+                continue # S7: each length difference costs an edit (checked here: a call costs more)
+            fi
             sage_flags__osa_distance distance "$form" "$count" "$most"
             if ((distance > most)); then
                 continue
@@ -510,54 +513,41 @@ sage_flags__suggest() {
 
 # OUT FORM N MOST, S3: the optimal string alignment distance between the N
 # code points in the caller's `units` and FORM (ASCII), or MOST + 1 when it
-# exceeds MOST. Three rows of the usual table (before, previous, current),
-# each cell clamped to MOST + 1 ("far"); only the band of cells at most MOST
-# away from the diagonal is computed (a cell off it is far). Rows and the
-# form's codes are stored one place right: bash 3.2 evaluates every subscript
-# of an expression, branch taken or not, and a negative one is an error.
+# exceeds MOST. Hyyro's bit-parallel algorithm (2003, as rapidfuzz's
+# osa_hyrroe2003): the table's column deltas as bit masks over FORM, one
+# arithmetic expression per code point of the part and 60 of FORM's (a word;
+# the add's and shifts' carries pass to the next word), not one per cell.
 sage_flags__osa_distance() {
-    local form=$2 n=$3 most=$4 m=${#2} i j lo hi unit last=-1 value other low code far=$(($4 + 1))
-    local -a before previous current codes row_of_far
-    printf -v "$1" '%s' "$far"
-    if ((n - m > most || m - n > most)); then # S7: each length difference costs an edit
-        return 0
-    fi
-    codes[0]=-1
-    for ((j = 0; j <= m + 1; j++)); do
-        row_of_far[j]=$far
-        previous[j]=$((j - 1 <= most ? j - 1 : far))
+    local form=$2 n=$3 most=$4 m=${#2} i w words unit code top full=$(((1 << 60) - 1))
+    local edits=${#2} pm d0 hp hn sum add trc hpc hnc tr
+    local -a masks vp vn d0s old
+    masks=(0) # set: an unset element reads 0 under set -u, an unset array does not
+    printf -v "$1" '%s' "$((most + 1))"
+    ((words = (m + 59) / 60, top = (m - 1) % 60)) # FORM's last code point: bit top of the last word
+    for ((i = 0; i < m; i++)); do # masks[code * words + w]: where FORM holds the code
+        printf -v code '%d' "'${form:i:1}"
+        ((masks[code * words + i / 60] |= 1 << (i % 60)))
     done
-    previous[0]=$far
-    for ((j = 1; j <= m; j++)); do
-        printf -v code '%d' "'${form:j-1:1}"
-        codes[j]=$code
+    for ((w = 0; w < words; w++)); do
+        vp[w]=$full vn[w]=0 d0s[w]=0 old[w]=0
     done
-    before=(${row_of_far[@]+"${row_of_far[@]}"})
-    for ((i = 1; i <= n; i++)); do
-        unit=${units[i - 1]}
-        current=(${row_of_far[@]+"${row_of_far[@]}"})
-        current[1]=$((i <= most ? i : far))
-        low=${current[1]}
-        lo=$((i - most > 1 ? i - most : 1))
-        hi=$((i + most < m ? i + most : m))
-        for ((j = lo; j <= hi; j++)); do
-            # current[j + 1]: the distance of the part's first i code points and the form's first j.
-            ((value = previous[j + 1] + 1,
-                other = current[j] + 1, value = other < value ? other : value,
-                other = previous[j] + (unit != codes[j]), value = other < value ? other : value,
-                other = j > 1 && unit == codes[j - 1] && last == codes[j] ? before[j - 1] + 1 : far,
-                value = other < value ? other : value,
-                current[j + 1] = value < far ? value : far,
-                low = value < low ? value : low))
+    for ((i = 0; i < n; i++)); do
+        ((unit = units[i] * words, add = 0, trc = 0, hpc = 1, hnc = 0))
+        for ((w = 0; w < words; w++)); do
+            ((pm = masks[unit + w], d0 = d0s[w],
+                tr = ((~d0 & pm) << 1 | trc) & old[w], trc = (~d0 & pm) >> 59,
+                sum = (pm & vp[w]) + vp[w] + add, add = sum >> 60,
+                d0 = ((sum & full) ^ vp[w]) | pm | vn[w] | tr,
+                hp = (vn[w] | ~(d0 | vp[w])) & full, hn = d0 & vp[w],
+                edits += (w == words - 1) * ((hp >> top & 1) - (hn >> top & 1)),
+                sum = hpc, hpc = hp >> 59, hp = (hp << 1 | sum) & full,
+                sum = hnc, hnc = hn >> 59, hn = (hn << 1 | sum) & full,
+                vp[w] = (hn | ~(d0 | hp)) & full, vn[w] = hp & d0, d0s[w] = d0, old[w] = pm))
         done
-        if ((low > most)); then # a row's minimum never decreases
-            return 0
-        fi
-        before=(${previous[@]+"${previous[@]}"})
-        previous=(${current[@]+"${current[@]}"})
-        last=$unit
     done
-    printf -v "$1" '%s' "${previous[m + 1]}"
+    if ((edits <= most)); then
+        printf -v "$1" '%s' "$edits"
+    fi
 }
 
 sage_flags_render_json() {
