@@ -74,8 +74,9 @@ lint-python: $(VENV)/.tools
 # The wheels tests/test_wheels.py and the Python matrix (tests/test_matrix.py) install are those of `make dist`
 # (mk/dist.mk, in TEST_TARGETS), built once before pytest starts. worksteal: the matrix items are long, and an
 # idle worker takes over queued tests from a busy one. -rfE: every failure and error named in the summary.
-# $(WITH_BASHES): every bash of mk/bash.mk.
-PYTEST := $(WITH_BASHES) SAGE_FLAGS_WHEEL_DIR=$(abspath $(DIST)) $(BIN)/pytest -n 2 --dist worksteal -rfE
+# $(WITH_BASHES): every bash of mk/bash.mk, expanded when the recipe runs (= not :=): in a clean clone the old bashes
+# exist only once `make old-bash` has built them.
+PYTEST = $(WITH_BASHES) SAGE_FLAGS_WHEEL_DIR=$(abspath $(DIST)) $(BIN)/pytest -n 2 --dist worksteal -rfE
 
 test-python: setup wheels old-bash  ## unit tests, every vector through every layer's CLI (every bash), the Python matrix
 	$(PYTEST) --ignore=parity/test_parity.py

@@ -19,7 +19,6 @@ import pytest
 
 from parity.layers import PYTHON, ROOT, BashInterpreter
 
-BUILD = ROOT / "build" / "vocabulary-40"
 MODES = 40
 # (mode index, minimum, cap) of the 12 modes that take a value: minimums of one, two and three digits.
 VALUES = [
@@ -63,13 +62,14 @@ def _vocabulary() -> str:
 
 
 @pytest.fixture(scope="module")
-def copy() -> Path:
-    vocab = BUILD.parent / "vocabulary-40.toml"
-    vocab.parent.mkdir(parents=True, exist_ok=True)
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # A folder of each xdist worker's own: two workers building one shared folder at once would race.
+    where = tmp_path_factory.mktemp("vocabulary-40")
+    vocab = where / "vocabulary-40.toml"
     vocab.write_text(_vocabulary())
-    build = [PYTHON, "tools/build_vocabulary.py", str(vocab), str(BUILD), "--native", "none"]
+    build = [PYTHON, "tools/build_vocabulary.py", str(vocab), str(where / "copy"), "--native", "none"]
     subprocess.run(build, cwd=ROOT, check=True, timeout=1800)
-    return BUILD
+    return where / "copy"
 
 
 def _tokens() -> List[str]:
