@@ -399,19 +399,145 @@ def test_a_shipped_claude_code_entry_runs_as_claude_code_runs_it(name: str, proj
     assert b"--quality-locked (config), --autonomous" in result.stdout
 
 
-def test_the_shipped_codex_entry_runs_as_codex_runs_it(project: Path) -> None:
-    """Codex runs a command hook through its shell, in the session's working directory."""
+# The shipped Codex command (K9): Codex runs it as `$SHELL -lc COMMAND` (/bin/sh where SHELL is unset) in the
+# session's working folder, anywhere in the project; the project's folder may hold any character.
+CODEX_SHELLS = ("dash", "bash")
+PROJECT_NAMES = {
+    "plain": "app",
+    "spaces": "my  project ",
+    "quotes": 'it\'s "q" $HOME `id` $(id) \\ * ? [a] ; & | < > #x ~',
+    "dash-first": "-n -e",
+    "unicode": "caf\u00e9 \U0001f680",
+    "newline": "line\nbreak",
+}
+
+
+def codex_command(vocabulary: Optional[str] = None) -> str:
+    from sage_flags.hook_commands import codex_hook_command
+
+    return codex_hook_command(vocabulary)
+
+
+def shipped_codex_command() -> str:
     ((handler,),) = [group["hooks"] for group in load_hook_file("codex/hooks.json")["hooks"]["UserPromptSubmit"]]
-    assert handler["type"] == "command"
-    event = codex_submit("/build --autonomous Ship it!")
-    result = subprocess.run(
-        ["/bin/sh", "-c", handler["command"]],
-        input=json.dumps(event).encode(),
-        capture_output=True,
-        cwd=project,
-        env={"PATH": "/usr/bin:/bin"},
+    assert handler["type"] == "command" and set(handler) == {"type", "command", "timeout"}
+    return handler["command"]
+
+
+def codex_project(base: Path, name: str, launcher: Optional[str] = None) -> Path:
+    """A project folder NAME under BASE: .codex/, .sage/config.yaml, src/deep/, and sage/ (this checkout's, or a
+    sage/bin/sage-flags script LAUNCHER) unless LAUNCHER is ""."""
+    root = base / name
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / ".codex").mkdir()
+    (root / ".codex" / "hooks.json").write_text((HOOK_FILES / "codex" / "hooks.json").read_text())
+    (root / ".sage").mkdir()
+    (root / ".sage" / "config.yaml").write_text("quality_locked: true\n")
+    if launcher is None:
+        (root / "sage").symlink_to(ROOT / "sage")
+    elif launcher:
+        fake_launcher(root, launcher)
+    return root
+
+
+def fake_launcher(root: Path, script: str) -> None:
+    path = root / "sage" / "bin" / "sage-flags"
+    path.parent.mkdir(parents=True)
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+
+
+# Prints its working folder and each argument, NUL-terminated, and what it read from stdin.
+ARGV_LAUNCHER = 'printf \'%s\\0\' "$PWD" "$@"; cat\n'
+
+
+def run_codex_command(shell: str, command: str, cwd: Path, stdin: bytes, tmp_path: Path) -> subprocess.CompletedProcess:
+    """COMMAND as Codex runs it: `SHELL -lc COMMAND` (a login shell: HOME is a fresh folder) in CWD."""
+    from parity.optional import skip_without_program
+
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    program = skip_without_program(shell, "Codex runs a hook's command with the user's shell")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "SHELL": program}
+    return subprocess.run([program, "-lc", command], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60)
+
+
+def test_the_shipped_codex_command_is_the_generators() -> None:
+    """One template (sage_flags.hook_commands), used by tools/generate.py; a vocabulary goes before `hook`."""
+    assert shipped_codex_command() == codex_command()
+    assert codex_command("sage-1.3.18") == codex_command().replace(
+        '/sage-flags" hook codex', '/sage-flags" --vocabulary sage-1.3.18 hook codex'
     )
-    check_answer(result, "codex", event, "--autonomous Ship it!", str(project / ".sage" / "config.yaml"))
+    assert codex_command("sage-1.3.18").count("--vocabulary") == 1
+    for bad in ["", "Sage", "a b", "x'y", "x;id", "-x", "$(id)", "a\nb"]:
+        with pytest.raises(ValueError):
+            codex_command(bad)
+
+
+@pytest.mark.parametrize("shell", CODEX_SHELLS)
+@pytest.mark.parametrize("where", [".", "src/deep"])
+@pytest.mark.parametrize("name", PROJECT_NAMES)
+def test_the_shipped_codex_command_finds_the_projects_launcher(shell: str, where: str, name: str, tmp_path: Path):
+    """From the root or a subfolder of a project with any folder name: the project's launcher runs with exactly
+    `hook codex --config-path ROOT/.sage/config.yaml`, in the session's folder, with the event on stdin."""
+    root = codex_project(tmp_path, PROJECT_NAMES[name], ARGV_LAUNCHER)
+    event = json.dumps(codex_submit("/build x")).encode()
+    for vocabulary in (None, "sage-1.3"):
+        result = run_codex_command(shell, codex_command(vocabulary), root / where, event, tmp_path)
+        assert result.returncode == 0 and result.stderr == b"", result
+        *argv, stdin = result.stdout.split(b"\0")
+        option = [b"--vocabulary", b"sage-1.3"] if vocabulary else []
+        config = os.fsencode(root / ".sage" / "config.yaml")
+        assert argv == [os.fsencode((root / where).resolve()), *option, b"hook", b"codex", b"--config-path", config]
+        assert stdin == event
+
+
+@pytest.mark.parametrize("shell", CODEX_SHELLS)
+@pytest.mark.parametrize("where", [".", "src/deep"])
+def test_the_shipped_codex_command_answers_as_the_hook(shell: str, where: str, tmp_path: Path) -> None:
+    """Through this checkout's launcher: the answer is the hook's, with the project's config read."""
+    root = codex_project(tmp_path, PROJECT_NAMES["quotes"])
+    config = str(root / ".sage" / "config.yaml")
+    for text in ["--autonomous Ship it!", "--autonomus x"]:
+        event = codex_submit("/build " + text)
+        result = run_codex_command(shell, shipped_codex_command(), root / where, json.dumps(event).encode(), tmp_path)
+        check_answer(result, "codex", event, text, config)
+    assert (
+        b"--quality-locked (config), --autonomous"
+        in run_codex_command(
+            shell,
+            shipped_codex_command(),
+            root / where,
+            json.dumps(codex_submit("/build --autonomous x")).encode(),
+            tmp_path,
+        ).stdout
+    )
+
+
+@pytest.mark.parametrize("shell", CODEX_SHELLS)
+@pytest.mark.parametrize("where", [".", "src/deep"])
+def test_without_a_launcher_the_codex_command_is_silent(shell: str, where: str, tmp_path: Path) -> None:
+    """No sage/bin/sage-flags beside a .codex/ up to /: status 0, nothing on stdout or stderr, for any prompt
+    (a 1 MiB event, never read, included); a folder without .codex/ is no project root, whatever it holds."""
+    root = codex_project(tmp_path, "no-sage", launcher="")
+    fake_launcher(root / "src", "echo not the project root\n")  # src/sage/bin/sage-flags, no src/.codex/
+    big = json.dumps(codex_submit("/build " + "x" * (1 << 20))).encode()
+    for stdin in [json.dumps(codex_submit("/build --autonomus x")).encode(), big]:
+        result = run_codex_command(shell, shipped_codex_command(), root / where, stdin, tmp_path)
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b""), result
+
+
+@pytest.mark.parametrize("shell", CODEX_SHELLS)
+def test_a_nested_codex_folder_is_not_the_root(shell: str, tmp_path: Path) -> None:
+    """Codex reads a .codex/ at every level from the project's root to the session's folder: one without a
+    launcher beside it is passed over, and the nearest folder with both wins."""
+    root = codex_project(tmp_path, "outer", ARGV_LAUNCHER)
+    (root / "src" / ".codex").mkdir()
+    result = run_codex_command(shell, shipped_codex_command(), root / "src" / "deep", b"{}", tmp_path)
+    assert result.stdout.split(b"\0")[4] == os.fsencode(root / ".sage" / "config.yaml")
+    inner = codex_project(root / "src" / "deep", "inner", "echo inner\n")
+    result = run_codex_command(shell, shipped_codex_command(), inner / "src", b"{}", tmp_path)
+    assert result.stdout == b"inner\n"
 
 
 def test_the_label_is_one_generated_constant() -> None:

@@ -15,6 +15,7 @@ Two kinds of output:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -24,6 +25,19 @@ from pathlib import Path
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
 import tomllib
+
+
+def _load_hook_commands():
+    """python/sage_flags/hook_commands.py by path: the package's __init__ imports _vocab.py, which this writes."""
+    path = Path(__file__).resolve().parent.parent / "python/sage_flags/hook_commands.py"
+    spec = importlib.util.spec_from_file_location("sage_flags_hook_commands", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The Codex hook's command, in one place shared with the package (docs/SPEC.md K9).
+codex_hook_command = _load_hook_commands().codex_hook_command
 
 Modes = List[Tuple[str, str]]
 HEADER = "generated from spec/flags.toml by tools/generate.py (make generate); do not edit"
@@ -382,8 +396,6 @@ def _claude_code_hook(launcher: str) -> dict:
 
 PROJECT_LAUNCHER = "${CLAUDE_PROJECT_DIR}/sage/bin/sage-flags"
 PLUGIN_LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/sage/bin/sage-flags"
-# Codex runs a command hook through its shell, in the session's working directory (the project's root).
-CODEX_COMMAND = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
 # Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (SPEC.md K9, IMPLEMENTATION.md D26).
 HOOK_DIR = "sage/core/flag_parser/hooks"
 
@@ -400,7 +412,7 @@ WHOLE_FILES: Dict[str, Callable[[Vocabulary], str]] = {
     f"{HOOK_DIR}/claude-code/settings-submit.json": _hooks_file(
         "UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER)
     ),
-    f"{HOOK_DIR}/codex/hooks.json": _hooks_file("UserPromptSubmit", {"command": CODEX_COMMAND}),
+    f"{HOOK_DIR}/codex/hooks.json": _hooks_file("UserPromptSubmit", {"command": codex_hook_command()}),
 }
 BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
     "flag-table": flag_table,
