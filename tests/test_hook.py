@@ -399,7 +399,7 @@ def test_a_shipped_claude_code_entry_runs_as_claude_code_runs_it(name: str, proj
     assert b"--quality-locked (config), --autonomous" in result.stdout
 
 
-# The shipped Codex command (K9): Codex runs it as `$SHELL -lc COMMAND` (/bin/sh where SHELL is unset) in the
+# The shipped Codex command (K9): Codex runs it as `$SHELL -c COMMAND` (measured with Codex 0.163.0) in the
 # session's working folder, anywhere in the project; the project's folder may hold any character.
 CODEX_SHELLS = ("dash", "bash")
 PROJECT_NAMES = {
@@ -452,14 +452,12 @@ ARGV_LAUNCHER = 'printf \'%s\\0\' "$PWD" "$@"; cat\n'
 
 
 def run_codex_command(shell: str, command: str, cwd: Path, stdin: bytes, tmp_path: Path) -> subprocess.CompletedProcess:
-    """COMMAND as Codex runs it: `SHELL -lc COMMAND` (a login shell: HOME is a fresh folder) in CWD."""
+    """COMMAND as Codex runs it: `SHELL -c COMMAND` in CWD."""
     from parity.optional import skip_without_program
 
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
     program = skip_without_program(shell, "Codex runs a hook's command with the user's shell")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "SHELL": program}
-    return subprocess.run([program, "-lc", command], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SHELL": program}
+    return subprocess.run([program, "-c", command], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60)
 
 
 def test_the_shipped_codex_command_is_the_generators() -> None:

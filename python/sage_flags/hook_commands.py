@@ -17,7 +17,7 @@ VOCABULARY_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 # K9: from the working folder (Codex starts the command in the session's folder, the event's `cwd`) upward, the
 # first folder holding both `.codex/` and an executable `sage/bin/sage-flags` is the project's root; its launcher
 # answers with its `.sage/config.yaml`. None found: status 0, nothing read or written (the prompt goes on).
-# The script is one line for `/bin/sh -c`, in single quotes, so whatever shell Codex starts it with (`$SHELL -lc`:
+# The script is one line for `/bin/sh -c`, in single quotes, so whatever shell Codex starts it with (`$SHELL -c`:
 # bash, zsh, dash, fish) passes it unchanged; the project's path is never part of the text, so no path can break it.
 _CODEX_SCRIPT = (
     "d=$PWD; while :; do"
