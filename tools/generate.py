@@ -372,6 +372,11 @@ def suggestion_table(vocab: Vocabulary) -> str:
     return "\n".join(lines) + "\n"
 
 
+def codex_hook_block(_vocab: Vocabulary) -> str:
+    """The shipped Codex command as docs/SPEC.md K9 quotes it: an indented code block inside a list item."""
+    return "        " + codex_hook_command() + "\n"
+
+
 def hook_matcher(vocab: Vocabulary) -> str:
     """Claude Code's matcher on `command_name`: a workflow, or the Sage plugin's `sage:<workflow>` (K3)."""
     return "^(sage:)?(" + "|".join(vocab.workflows) + ")$"
@@ -422,6 +427,7 @@ BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
     "suggestion-table": suggestion_table,
     "json-keys": json_keys,
     "bash-vocabulary": bash_vocabulary,
+    "codex-hook-command": codex_hook_block,
 }
 
 
