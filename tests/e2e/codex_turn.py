@@ -43,6 +43,8 @@ def write_config(codex_home: Path, base_url: str, project: str) -> None:
         'model = "gpt-mock"',
         'model_provider = "mock"',
         "check_for_update_on_startup = false",
+        # Typed keys that arrive together are a paste to the interactive Codex, and Enter inside one a line break.
+        "disable_paste_burst = true",
         "[model_providers.mock]",
         'name = "mock"',
         "base_url = %s" % json.dumps(base_url),
@@ -84,7 +86,7 @@ def run_tui(spec: dict, env: dict) -> dict:
         deadline = time.monotonic() + RUN_TIMEOUT
         before = wait_for_screen(tmux, (TUI_READY,), deadline)
         subprocess.run([*tmux, "send-keys", "-l", spec["prompt"]], check=True)
-        time.sleep(0.5)  # the composer takes typed text in bursts; Enter after it, not inside it
+        wait_for_screen(tmux, (spec["prompt"].strip(),), deadline)  # in the prompt box: then Enter
         subprocess.run([*tmux, "send-keys", "Enter"], check=True)
         screen = wait_for_screen(tmux, TUI_TURN_ENDED, deadline)
         time.sleep(0.5)  # what the turn writes after its last line

@@ -188,6 +188,10 @@ def run_codex(project: Project, where: str, prompt: str, ui: str = "exec") -> Tu
         pytest.fail("codex %s %r ran over %d s: %r" % (ui, prompt, RUN_TIMEOUT, timeout.stderr), pytrace=False)
     assert done.returncode == 0, "codex_turn.py: status %d, %s" % (done.returncode, done.stderr.decode()[-3000:])
     turn = Turn(prompt, json.loads(done.stdout))
+    if ui == "tui":
+        assert "Ask Codex to do anything" in turn.result["before"], (
+            "the interactive Codex was not ready:\n" + turn.describe()
+        )
     assert turn.result["others"] == [], "requests the stand-in does not serve:\n" + turn.describe()
     return turn
 
