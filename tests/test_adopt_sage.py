@@ -1,0 +1,190 @@
+"""`sage-flags adopt` in projects Sage's own installer made (issue 32; docs/SPEC.md A1-A12), offline.
+
+Each Sage release of ../shared/sage/ (1.3.21 and 1.1.5) is installed into a temporary HOME by its install.sh and
+`sage init` makes a project; adopt runs there; then `sage update`, and an upgrade (the other release's install.sh,
+then `sage update`) and back. Where ../shared/sage/ is missing the tests skip, naming it; under CI=true that fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from parity.layers import ROOT
+
+SAGE_DIR = ROOT.parent / "shared" / "sage"
+RELEASES = {"1.3.21": "sage-1.3.18", "1.1.5": "sage-1.1"}
+ADOPTED_RELEASE = {"1.3.21": "1.3.21", "1.1.5": "1.1-layout"}
+SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
+EVENT = {
+    "session_id": "s",
+    "transcript_path": "/t",
+    "cwd": "/c",
+    "permission_mode": "default",
+    "hook_event_name": "UserPromptExpansion",
+    "expansion_type": "slash_command",
+    "command_name": "build",
+    "command_args": "--autonomus x",
+    "prompt": "/build --autonomus x",
+}
+
+
+def require_sage(release: str) -> Path:
+    archive = SAGE_DIR / ("sage-%s.tar.gz" % release)
+    if not archive.is_file():
+        reason = "%s is missing (Sage's releases, ../shared/sage/README.md)" % archive
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return archive
+
+
+class Sage:
+    """A HOME with Sage installed by its own installer, and a project `sage init` made in it."""
+
+    def __init__(self, base: Path, release: str) -> None:
+        self.base, self.home, self.project = base, base / "home", base / "proj"
+        self.home.mkdir(parents=True)
+        self.install(release)
+        self.project.mkdir()
+        for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
+            if command[0] == "add":
+                (self.project / "README.md").write_text("x\n")
+            self.git(*command)
+        self.sage("init", "--platform", "claude-code", "--preset", "base", "--no-memory")
+
+    @property
+    def env(self) -> Dict[str, str]:
+        path = "%s:%s:%s" % (self.home / "bin", self.home / ".local/bin", "/usr/local/bin:/usr/bin:/bin")
+        return {"HOME": str(self.home), "PATH": path, "SAGE_BIN_DIR": str(self.home / "bin"), "LC_ALL": "C.UTF-8"}
+
+    def git(self, *args: str) -> None:
+        ident = ["-c", "user.email=t@t", "-c", "user.name=t"]
+        subprocess.run(["git", *ident, *args], cwd=self.project, check=True, env=self.env, capture_output=True)
+
+    def install(self, release: str) -> None:
+        source = self.base / ("sage-" + release)
+        if not source.exists():
+            with tarfile.open(require_sage(release)) as archive:
+                archive.extractall(self.base, filter="tar")
+        # 1.3.21's install.sh exits 1 after a PATH note; the command is installed all the same (README).
+        subprocess.run(["bash", "install.sh"], cwd=source, env=self.env, capture_output=True, stdin=subprocess.DEVNULL)
+        assert self.sage_command().is_file(), "Sage %s's install.sh installed no sage command" % release
+
+    def sage_command(self) -> Path:
+        for candidate in (self.home / "bin/sage", self.home / ".local/bin/sage"):
+            if candidate.is_file():
+                return candidate
+        return self.home / "bin/sage"
+
+    def sage(self, *args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            ["bash", str(self.sage_command()), *args],
+            cwd=self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, "sage %s: %s\n%s" % (" ".join(args), done.stdout[-2000:], done.stderr[-2000:])
+        return done
+
+    def adopt(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(SAGE_FLAGS), "adopt", *args], cwd=self.project, capture_output=True, text=True)
+
+    def settings(self) -> dict:
+        """.claude/settings.json ({} where Sage wrote none: 1.1.5 writes no hooks of its own)."""
+        path = self.project / ".claude/settings.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def our_command(self) -> str:
+        entries = self.settings()["hooks"]["UserPromptExpansion"]
+        (ours,) = [e for e in entries if ".claude/skills/flag-parser/scripts/sage-flags" in json.dumps(e)]
+        return ours["hooks"][0]["command"]
+
+    def run_hook(self, shell: str, path: str) -> subprocess.CompletedProcess:
+        """The registered command as the harness runs it (a shell, CLAUDE_PROJECT_DIR, the event on stdin)."""
+        env = {"PATH": path, "CLAUDE_PROJECT_DIR": str(self.project), "HOME": str(self.home)}
+        return subprocess.run(
+            [shell, "-c", self.our_command()],
+            input=json.dumps(EVENT),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=self.project,
+        )
+
+
+def tree(root: Path) -> Dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def never_blocks(done: subprocess.CompletedProcess) -> dict:
+    """Status 0, one JSON line (an answer or a notice) or nothing: never exit 2, never a stderr line."""
+    assert done.returncode == 0 and not done.stderr, done
+    lines = done.stdout.splitlines()
+    assert len(lines) <= 1, done
+    return json.loads(lines[0]) if lines else {}
+
+
+SHELLS = [shell for shell in ("dash", "bash") if shutil.which(shell)]
+
+
+@pytest.fixture(scope="module", params=sorted(RELEASES))
+def sage(request, tmp_path_factory) -> Sage:
+    return Sage(tmp_path_factory.mktemp("sage-" + request.param), request.param)
+
+
+def test_adopt_then_sage_update(sage: Sage):
+    release = next(r for r in RELEASES if (sage.base / ("sage-" + r)).exists())
+    before = sage.settings()
+    sage_tree = tree(sage.project / "sage")
+    done = sage.adopt()
+    assert done.returncode == 0 and not done.stderr, done
+    assert "vocabulary %s" % RELEASES[release] in done.stdout
+    assert tree(sage.project / "sage") == sage_tree, "adopt wrote under sage/"
+    after = sage.settings()
+    # Only our one entry was added: every other key and hook, in order.
+    assert {k: v for k, v in after.items() if k != "hooks"} == {k: v for k, v in before.items() if k != "hooks"}
+    for event, entries in before.get("hooks", {}).items():
+        assert after["hooks"][event][: len(entries)] == entries
+    assert "--vocabulary %s hook claude-code" % RELEASES[release] in sage.our_command()
+    assert sage.adopt().stdout.endswith("nothing to do: already adopted\n")
+
+    sage.sage("update")
+    # Sage's update recopied sage/ and merged its settings: our entry, skill and wrapper are still there.
+    assert "--vocabulary %s" % RELEASES[release] in sage.our_command()
+    assert (sage.project / ".claude/skills/flag-parser/scripts/sage-flags").is_file()
+    assert sage.adopt().stdout.endswith("nothing to do: already adopted\n")
+    for shell in SHELLS:
+        # A teammate without sage-flags: one notice, no block.
+        answer = never_blocks(sage.run_hook(shell, "/usr/bin:/bin"))
+        assert "no sage-flags here" in answer["systemMessage"]
+        # With sage-flags on PATH: its answer (after branch vocab's merge) or one notice, never a block by us.
+        never_blocks(sage.run_hook(shell, "%s:/usr/bin:/bin" % SAGE_FLAGS.parent))
+
+
+def test_upgrade_and_back_gives_one_notice_then_readoption(tmp_path):
+    for first, second in (("1.1.5", "1.3.21"), ("1.3.21", "1.1.5")):
+        sage = Sage(tmp_path / first, first)
+        assert sage.adopt().returncode == 0
+        sage.install(second)
+        sage.sage("update")
+        for shell in SHELLS:
+            message = never_blocks(sage.run_hook(shell, "%s:/usr/bin:/bin" % SAGE_FLAGS.parent))["systemMessage"]
+            assert "now %s, not %s" % (ADOPTED_RELEASE[second], ADOPTED_RELEASE[first]) in message, message
+            assert "sage-flags adopt" in message
+        again = sage.adopt()
+        assert again.returncode == 0 and "vocabulary %s" % RELEASES[second] in again.stdout, again
+        assert "--vocabulary %s" % RELEASES[second] in sage.our_command()
+        for shell in SHELLS:
+            answer = never_blocks(sage.run_hook(shell, "%s:/usr/bin:/bin" % SAGE_FLAGS.parent))
+            assert "now " not in answer.get("systemMessage", "")
