@@ -1,4 +1,4 @@
-"""`sage-flags adopt` (docs/SPEC.md A1-A12) through the installed command, and the wrapper it writes under dash
+"""`sage-flags adopt` (docs/SPEC.md section 19) through the installed command, and the wrapper it writes under dash
 and bash. tests/test_adopt_sage.py does the same in projects Sage's own installer made."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`sage-flags adopt` in projects Sage's own installer made (issue 32; docs/SPEC.md A1-A12), offline.
+"""`sage-flags adopt` in projects Sage's own installer made (issue 32; docs/SPEC.md section 19), offline.
 
 Each Sage release of ../shared/sage/ (1.3.21 and 1.1.5) is installed into a temporary HOME by its install.sh and
 `sage init` makes a project; adopt runs there; then `sage update`, and an upgrade (the other release's install.sh,

@@ -1,4 +1,4 @@
-"""The flag-parser skill's two shipped forms, generated from its one source (docs/SPEC.md A7, A8).
+"""The flag-parser skill's two shipped forms, generated from its one source (docs/SPEC.md N7, N8).
 
 The source, sage/core/capabilities/orchestration/flag-parser/, is a valid Agent Skill (`agentskills validate`).
 Sage's skill contract (its validate-skills.sh) needs top-level `version` and `modes` in the frontmatter, which the

@@ -1,11 +1,11 @@
-"""The POSIX sh wrapper ``sage-flags adopt`` writes to .claude/skills/flag-parser/scripts/sage-flags (SPEC A6).
+"""The POSIX sh wrapper ``sage-flags adopt`` writes to .claude/skills/flag-parser/scripts/sage-flags (SPEC N6).
 
 Kept as a string so that both wheels and the bundle carry it (they ship .py files only); tests/test_adopt.py
 writes it out and runs shellcheck, dash and bash on it.
 """
 
 WRAPPER_TEMPLATE = r"""#!/bin/sh
-# sage-flags for this project, written by `sage-flags adopt` (docs/SPEC.md A6); run it again to rewrite this.
+# sage-flags for this project, written by `sage-flags adopt` (docs/SPEC.md N6); run it again to rewrite this.
 # Runs `sage-flags --vocabulary VOCABULARY ARGS...` with the sage-flags found at run time: the first on PATH,
 # else the vendored sage/bin/sage-flags. Nothing here names one person's install path.
 # `hook` never blocks a prompt and never fails: where no sage-flags answers, or the project's Sage release is

@@ -1,4 +1,4 @@
-"""``sage-flags adopt [--dry-run] [--vocabulary NAME]``: take sage-flags into the Sage project here (SPEC A1-A12).
+"""``sage-flags adopt [--dry-run] [--vocabulary NAME]``: take sage-flags into the Sage project here (SPEC section 19).
 
 Run at the root of a Sage project. It finds the project's Sage release (``sage/VERSION``; a Sage 1.1 layout has
 ``sage/core/flag_parser/`` and no VERSION) and so its vocabulary, then writes, under ``.claude/`` only (never
@@ -25,14 +25,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Sequence, Tuple
 
-REFUSED = 3  # A4: nothing written (D19's status)
+REFUSED = 3  # N4: nothing written (D19's status)
 SKILL_DIR = ".claude/skills/flag-parser"
 WRAPPER = SKILL_DIR + "/scripts/sage-flags"
 SETTINGS = ".claude/settings.json"
 CODEX_HOOKS = ".codex/hooks.json"
-NO_VERSION_LAYOUT = "1.1-layout"  # A2: the release a project with sage/core/flag_parser/ and no sage/VERSION has
+NO_VERSION_LAYOUT = "1.1-layout"  # N2: the release a project with sage/core/flag_parser/ and no sage/VERSION has
 RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
-# A5: what marks a hook entry as ours (a re-adoption replaces it in place; nothing else is touched).
+# N5: what marks a hook entry as ours (a re-adoption replaces it in place; nothing else is touched).
 OUR_MARKS = (WRAPPER, "sage/bin/sage-flags hook", "sage/bin/sage-flags\u0000hook")
 CLAUDE_MATCHER = "^(sage:)?(build|architect)$"  # K3: the workflows' commands, and a Sage plugin's
 HOOK_TIMEOUT = 10
@@ -41,11 +41,11 @@ VOCABULARIES = ("sage-1.1", "sage-1.3", "sage-1.3.18")
 
 
 class Refusal(Exception):
-    """A4: nothing is written; status 3 and this one line."""
+    """N4: nothing is written; status 3 and this one line."""
 
 
 def vocabulary_for_release(release: str) -> "Optional[str]":
-    """A2: the vocabulary of a Sage release, or None for a release no vocabulary describes.
+    """N2: the vocabulary of a Sage release, or None for a release no vocabulary describes.
 
     The one place that maps releases (to be replaced by the vocabulary build's generated table): Sage 1.1.x and
     1.2.x (and a 1.1 layout without sage/VERSION) have the seed's two modes; 1.3.0-1.3.17 add --subagents;
@@ -67,7 +67,7 @@ KNOWN_RELEASES = "Sage 1.1.x and 1.2.x (sage-1.1), 1.3.0-1.3.17 (sage-1.3), 1.3.
 
 
 def project_release(root: str) -> "Optional[str]":
-    """A2: ``sage/VERSION``'s first line without surrounding blanks (as the wrapper's ``read`` takes it), else
+    """N2: ``sage/VERSION``'s first line without surrounding blanks (as the wrapper's ``read`` takes it), else
     NO_VERSION_LAYOUT for a Sage 1.1 layout, else None (no Sage project here)."""
     version = os.path.join(root, "sage", "VERSION")
     if os.path.isfile(version):
@@ -87,14 +87,14 @@ def project_release(root: str) -> "Optional[str]":
 
 
 def wrapper_text(vocabulary: str, release: str) -> str:
-    """A6: the wrapper, with the adopted vocabulary and release (both checked: no quoting is needed)."""
+    """N6: the wrapper, with the adopted vocabulary and release (both checked: no quoting is needed)."""
     from sage_flags._adopt_wrapper import WRAPPER_TEMPLATE
 
     return WRAPPER_TEMPLATE.replace("@VOCABULARY@", vocabulary).replace("@RELEASE@", release)
 
 
 def claude_command(vocabulary: str) -> str:
-    """A5: the registered command: no one's install path; a missing wrapper is one notice, never a block."""
+    """N5: the registered command: no one's install path; a missing wrapper is one notice, never a block."""
     return (
         'w="$CLAUDE_PROJECT_DIR/%s"; if [ -f "$w" ]; then exec sh "$w" --vocabulary %s hook claude-code'
         ' --config-path "$CLAUDE_PROJECT_DIR/.sage/config.yaml"; fi;'
@@ -103,7 +103,7 @@ def claude_command(vocabulary: str) -> str:
 
 
 def codex_command(vocabulary: str) -> str:
-    """A5: the same for Codex, which runs the command in the project (the root found at run time)."""
+    """N5: the same for Codex, which runs the command in the project (the root found at run time)."""
     return (
         'r=$(git rev-parse --show-toplevel 2>/dev/null) || r=.; w="$r/%s"; if [ -f "$w" ]; then exec sh "$w"'
         ' --vocabulary %s hook codex --config-path "$r/.sage/config.yaml"; fi;'
@@ -121,7 +121,7 @@ def missing_notice() -> str:
 
 
 def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]":
-    """A7: every file of the adopted skill directory: relative path -> (content, mode)."""
+    """N7: every file of the adopted skill directory: relative path -> (content, mode)."""
     from sage_flags._skill import FILES
 
     files = {rel: (text.encode("utf-8"), 0o644) for rel, text in FILES.items()}
@@ -134,7 +134,7 @@ def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]"
 
 
 def _safe_path(root: str, rel: str) -> str:
-    """A9: no component of REL below ROOT may be a symbolic link (we never write through a planted link)."""
+    """N9: no component of REL below ROOT may be a symbolic link (we never write through a planted link)."""
     path = root
     for part in rel.split("/"):
         path = os.path.join(path, part)
@@ -151,7 +151,7 @@ def _no_duplicates(pairs: "List[Tuple[str, object]]") -> dict:
 
 
 def read_json_object(root: str, rel: str) -> "Tuple[Optional[dict], Optional[bytes]]":
-    """A4: (the object, its bytes), (None, None) when absent; anything else we could not keep whole refuses."""
+    """N4: (the object, its bytes), (None, None) when absent; anything else we could not keep whole refuses."""
     path = _safe_path(root, rel)
     if not os.path.lexists(path):
         return None, None
@@ -184,7 +184,7 @@ def _is_ours(entry: object) -> bool:
 
 
 def register(settings: "Optional[dict]", event: str, entry: dict) -> dict:
-    """A5: SETTINGS with ENTRY as the one hook of ours under EVENT: an entry of ours already there (under any
+    """N5: SETTINGS with ENTRY as the one hook of ours under EVENT: an entry of ours already there (under any
     event) is replaced in place, or removed where EVENT has it; every other key and hook keeps its place."""
     result = dict(settings or {})
     hooks = dict(result.get("hooks", {}))
@@ -214,7 +214,7 @@ def json_bytes(value: dict) -> bytes:
 
 
 def write_atomically(path: str, data: bytes, mode: int) -> None:
-    """A9: a temporary file beside PATH (created exclusively: no planted link is followed), then a rename."""
+    """N9: a temporary file beside PATH (created exclusively: no planted link is followed), then a rename."""
     import tempfile
 
     directory = os.path.dirname(path)
