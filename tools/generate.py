@@ -448,7 +448,7 @@ def text_files(root: Path):
 def outputs(root: Path, vocab: Vocabulary) -> Dict[Path, str]:
     """Every generated file's wanted content."""
     wanted = {root / rel: render(vocab) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
-    if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md A7)
+    if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md N7)
         wanted[root / skill_variants.MODULE] = skill_variants.skill_module(root)
     generator = Path(__file__).resolve()
     for path in text_files(root):
