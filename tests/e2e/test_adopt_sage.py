@@ -1,4 +1,4 @@
-"""`sage-flags adopt` in projects Sage's own installer made (issue 32; docs/SPEC.md section 19), offline.
+"""`sage-flags adopt` in projects Sage's own installer made (issue 32; docs/SPEC.md section 19), offline (`make e2e`).
 
 Each Sage release of ../shared/sage/ (1.3.21 and 1.1.5) is installed into a temporary HOME by its install.sh and
 `sage init` makes a project; adopt runs there; then `sage update`, and an upgrade (the other release's install.sh,
@@ -239,12 +239,11 @@ def new_failures(before, after, untouched: Path, bundled: Path) -> Dict[str, Lis
 
 
 def bundle_archive() -> Path:
+    """The vendorable bundle `make e2e` built (mk/e2e.mk sets SAGE_FLAGS_E2E_BUNDLE)."""
     given = os.environ.get("SAGE_FLAGS_E2E_BUNDLE")
-    if given:
-        return Path(given)
-    from artifacts import artifacts
-
-    return artifacts().bundle
+    if not given:
+        pytest.fail("SAGE_FLAGS_E2E_BUNDLE is not set: this test runs through `make e2e` (mk/e2e.mk)", pytrace=False)
+    return Path(given)
 
 
 @pytest.mark.parametrize("release", sorted(RELEASES))
