@@ -13,6 +13,8 @@ WRAPPER_TEMPLATE = r"""#!/bin/sh
 # workflow's own flag-parsing step runs as Sage alone runs it. Other subcommands: one stderr line, status 3.
 vocabulary=@VOCABULARY@
 adopted=@RELEASE@
+# shellcheck disable=SC2016 # backticks are part of the text
+step='@STEP@'
 set -f
 unset CDPATH
 if [ "${1-}" = --vocabulary ] && [ "$#" -ge 2 ]; then
@@ -59,6 +61,9 @@ if [ -z "$program" ]; then
     notice "no sage-flags here (none on PATH, no sage/bin/sage-flags), so flags are left to Sage's own parser"
 fi
 
+facts="This is the result of the workflow's own flag-parsing step ($step), computed by sage-flags (vocabulary\
+ $vocabulary) from the exact text the person typed; the announcement has been shown to the person. Use it as\
+ that step's result: do not run the step again and do not announce again.\\n"
 set -- --vocabulary "$vocabulary" "$@"
 if [ -z "$hook" ]; then
     if [ -n "$vendored" ]; then exec sh "$program" "$@"; fi
@@ -71,6 +76,17 @@ else
 fi
 status=$?
 if [ "$status" -eq 0 ]; then
+    # The context's last words, as facts (SPEC N10): after parse's line, before the end of additionalContext.
+    # In the one-line answer, `"}, "systemMessage": ` can only be that end (a quote inside a string is \").
+    end='"}, "systemMessage": '
+    case $answer in
+        *"$end"*)
+            if [ "${#answer}" -lt 9000 ]; then
+                head=${answer%%"$end"*}
+                answer="$head$facts${answer#"$head"}"
+            fi
+            ;;
+    esac
     if [ -n "$answer" ]; then printf '%s\n' "$answer"; fi
     exit 0
 fi

@@ -36,6 +36,12 @@ RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 OUR_MARKS = (WRAPPER, "sage/bin/sage-flags hook", "sage/bin/sage-flags\u0000hook")
 CLAUDE_MATCHER = "^(sage:)?(build|architect)$"  # K3: the workflows' commands, and a Sage plugin's
 HOOK_TIMEOUT = 10
+# N10: the command each Sage release's /build and /architect run to read their flags (no quote, no backslash).
+SAGE_STEPS = {
+    "sage-1.1": "`python -m core.flag_parser parse`",
+    "sage-1.3": "`python3 sage/runtime/tools/sage_flags.py parse`",
+    "sage-1.3.18": "`python3 sage/runtime/tools/sage_flags.py parse`",
+}
 # The vocabularies a release can map to (branch vocab's names), in release order.
 VOCABULARIES = ("sage-1.1", "sage-1.3", "sage-1.3.18")
 
@@ -90,7 +96,8 @@ def wrapper_text(vocabulary: str, release: str) -> str:
     """N6: the wrapper, with the adopted vocabulary and release (both checked: no quoting is needed)."""
     from sage_flags._adopt_wrapper import WRAPPER_TEMPLATE
 
-    return WRAPPER_TEMPLATE.replace("@VOCABULARY@", vocabulary).replace("@RELEASE@", release)
+    text = WRAPPER_TEMPLATE.replace("@VOCABULARY@", vocabulary).replace("@RELEASE@", release)
+    return text.replace("@STEP@", SAGE_STEPS[vocabulary])
 
 
 def claude_command(vocabulary: str) -> str:

@@ -126,6 +126,8 @@ def test_the_model_gets_sages_command_and_our_result(adopted):
     assert step in seen, "Sage's own /build command (%r) is not in the model's input" % step
     assert "sage-flags hook result for /build" in seen, "our hook's context is not in the model's input"
     assert line.rstrip("\n") in seen, "the model's input lacks sage-flags' parse line %r" % line
+    facts = "the result of the workflow's own flag-parsing step (%s)" % SAGE_STEP[adopted.release].split(' "')[0]
+    assert facts in seen.replace("`", ""), "the context does not say what the result is (SPEC N10)"
     assert lines[-1].get("result") == "Understood."
     (init,) = [line for line in lines if line.get("subtype") == "init"]
     assert "flag-parser" in init.get("skills", []), "the adopted skill is not discovered: %r" % init.get("skills")
