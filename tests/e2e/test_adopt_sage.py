@@ -267,3 +267,45 @@ def test_sages_gates_show_no_new_failure_with_the_bundle(tmp_path, release):
         (GATE,) = [g for g in GATES if g[1] == contract]
         seen = new_failures(before, gate_failures(bundled, [GATE]), untouched, bundled).get(contract, [])
         assert any("flag-parser: missing or invalid 'version' field" in line for line in seen), seen
+
+
+def cycle_manifest(project: Path, slug: str) -> Path:
+    """A cycle manifest as Sage's build workflow creates it: Sage's own template, its choices made."""
+    template = (project / "sage/core/templates/manifest-template.md").read_text(encoding="utf-8")
+    front, _ = template.split("```markdown\n", 1)[1].split("\n```", 1)[0].split("\n---\n", 1)
+    for placeholder, value in (
+        ('"YYYYMMDD-slug"', '"%s"' % slug),
+        ("build | architect | fix | research | design | analyze | reflect", "build"),
+        ("framing | brief | spec | plan | implement | quality-gates | review | complete", "framing"),
+        ("in-progress | paused | blocked | complete", "in-progress"),
+        ("YYYY-MM-DD HH:MM", "2026-12-03 10:00"),
+        ("YYYY-MM-DD", "2026-12-03"),
+    ):
+        front = front.replace(placeholder, value)
+    manifest = project / ".sage/work" / slug / "manifest.md"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(front + "\n---\n\n# Cycle: Ship it\n", encoding="utf-8")
+    return manifest
+
+
+def test_the_skills_persist_lands_in_sages_cycle_manifest(sage: Sage):
+    """SPEC N7: the adopted skill's own persist command, run as written, records the modes in Sage's cycle
+    manifest, and Sage's manifest.py check passes before and after (needs the --vocabulary option, issue 37)."""
+    check_tool = sage.project / "sage/runtime/tools/manifest.py"
+    if not check_tool.is_file():
+        pytest.skip("this Sage release has no sage/runtime/tools/manifest.py (Sage 1.1.5)")
+    assert sage.adopt().returncode == 0
+    slug = "20261203-ship-it"
+    manifest = cycle_manifest(sage.project, slug)
+    check = [sys.executable, str(check_tool), "check", str(manifest)]
+    assert subprocess.run(check, cwd=sage.project, capture_output=True).returncode == 0
+    skill = (sage.project / ".claude/skills/flag-parser/SKILL.md").read_text(encoding="utf-8")
+    script = skill.split("<!-- template persist dir=root -->\n```sh\n", 1)[1].split("```", 1)[0]
+    script = script.replace("$ARGUMENTS", "--subagents --parallel=3 Ship it!").replace("<slug>", slug)
+    path = "%s:/usr/bin:/bin" % SAGE_FLAGS.parent
+    done = subprocess.run(["sh", "-c", script], cwd=sage.project, capture_output=True, text=True, env={"PATH": path})
+    assert done.returncode == 0, "the skill's persist: %r (the --vocabulary option is issue 37's)" % (done,)
+    flags = manifest.read_text(encoding="utf-8").split("\nflags:\n", 1)[1].split("\ntasks:", 1)[0]
+    assert "subagents: true" in flags and "parallel: true" in flags and "parallel_lanes: 3" in flags, flags
+    after = subprocess.run(check, cwd=sage.project, capture_output=True, text=True)
+    assert after.returncode == 0, after.stdout + after.stderr
