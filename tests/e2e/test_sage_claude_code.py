@@ -153,3 +153,26 @@ def test_a_flag_of_a_newer_sage_is_refused_on_1_1_5_as_sage_1_1_5_refuses_it(ado
     requests, lines = adopted.run("/build --subagents x")
     assert not [r for r in requests if "--subagents x" in request_text(r)], "the refused flag reached the model"
     assert "Sage: " + SEED_E1.format("--subagents") in lines[-1].get("result", ""), lines[-1]
+
+
+def test_after_sage_update_build_still_reaches_the_model(adopted):
+    """`sage update` recopies sage/ (taking any vendored copy of ours) and merges its settings: /build goes on."""
+    adopted.sage.sage("update")
+    requests, lines = adopted.run("/build --autonomous Ship it!")
+    first_request_for(requests, "Ship it!")
+    assert lines[-1].get("result") == "Understood.", lines[-1]
+
+
+def test_after_an_upgrade_a_newer_flag_is_never_refused_by_us(tmp_path):
+    """1.1.5 adopted, then Sage 1.3.21's install.sh and `sage update`: the wrapper sees the release changed, shows
+    one notice, and `/build --subagents x` (a flag 1.1.5's vocabulary lacks) reaches the model, for Sage's own step.
+    """
+    project = Adopted(tmp_path, "1.1.5")
+    project.sage.install("1.3.21")
+    project.sage.sage("update")
+    assert (project.root / "sage/VERSION").read_text().strip() == "1.3.21"
+    requests, lines = project.run("/build --subagents x")
+    first_request_for(requests, "--subagents x")
+    assert lines[-1].get("result") == "Understood.", lines[-1]
+    shown = json.dumps(lines)
+    assert "now 1.3.21, not 1.1-layout as adopted" in shown and "sage-flags adopt" in shown, shown[-3000:]
