@@ -294,3 +294,22 @@ def test_no_bytecode_is_written_into_the_project(built: Artifacts, bare_python: 
     assert b"vendored" in subprocess.run([launcher, "--which"], capture_output=True, env=env).stdout
     assert b"autonomous: true" in manifest.read_bytes()
     assert tree_files(tmp_path / "sage") == before
+
+
+def test_adopt_through_the_bundles_launcher(project: Path, bare_python: Path, tmp_path: Path) -> None:
+    """SPEC N1: with only the bundle and a bare python3, `sage/bin/sage-flags adopt` adopts a Sage 1.3 project;
+    sage/ is left byte for byte, and the wrapper it writes runs the bundle's launcher (no sage-flags on PATH)."""
+    root = tmp_path / "proj"
+    shutil.copytree(project, root)
+    (root / "sage/VERSION").write_text("1.3.21\n")
+    before = {p: p.read_bytes() for p in (root / "sage").rglob("*") if p.is_file()}
+    env = clean_env(PATH=f"{bare_python}{os.pathsep}/usr/bin:/bin")
+    done = subprocess.run([str(root / "sage/bin/sage-flags"), "adopt"], cwd=root, capture_output=True, env=env)
+    assert done.returncode == 0 and b"vocabulary sage-1.3.18" in done.stdout, done
+    assert {p: p.read_bytes() for p in (root / "sage").rglob("*") if p.is_file()} == before
+    which = subprocess.run(
+        ["sh", str(root / ".claude/skills/flag-parser/scripts/sage-flags"), "--which"], capture_output=True, env=env
+    )
+    # `--which` after --vocabulary is the launcher's own answer once issue 37 lets it pass the vocabulary on;
+    # here it must at least be the bundle's launcher that ran (not a status 3 "no sage-flags here").
+    assert b"no sage-flags here" not in which.stderr, which

@@ -291,7 +291,7 @@ sage_flags_parse() {
     words=($text)
     if [[ $text == *[$'\v\f\r']* ]]; then
         # shellcheck disable=SC2206 # as above
-        words=(${words[@]+${words[@]:0}}) # :0, all of them: the form check-bash-arrays.py (Sage) reads as guarded
+        words=(${words[@]+${words[@]-}}) # -: what check-bash-arrays.py (Sage) reads as guarded
     fi
     IFS=$' \t\n'
     n=${#words[@]}
