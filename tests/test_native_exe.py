@@ -103,7 +103,7 @@ def test_cargo_install_runs_every_native_vector(cargo_installed: Path, tmp_path:
     assert not vector_failures(entry("cargo-install", [str(cargo_installed)], NATIVE_EXE_COMMANDS), tmp_path)
 
 
-@pytest.mark.parametrize("command", ["persist", "resume", "help", "config"])
+@pytest.mark.parametrize("command", ["persist", "resume", "help", "config", "adopt"])
 def test_cargo_install_without_python_says_so_in_one_line(cargo_installed: Path, command: str, tmp_path: Path) -> None:
     manifest = tmp_path / "manifest.md"
     manifest.write_bytes(b"---\nflags:\n  autonomous: true\n---\n")

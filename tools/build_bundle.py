@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Dict, Iterator, Tuple
 
 import tomllib
+from skill_variants import SKILL_DIR, sage_contract_skill
 
 ROOT = Path(__file__).resolve().parent.parent
 SAGE_DIR = ROOT / "sage"
 VENDOR = "sage/core/flag_parser/_vendor"  # where sage/core/flag_parser/__init__.py and the launcher look
+SAGE_SKILL = SKILL_DIR + "/SKILL.md"
 DEFAULT_EPOCH = 315532800  # 1980-01-01, the earliest time a zip (the wheel) can hold
 
 
@@ -41,7 +43,10 @@ def sage_files() -> Iterator[Tuple[str, bytes, bool]]:
         name = path.relative_to(ROOT).as_posix()
         if name.startswith(VENDOR + "/"):
             raise SystemExit("build_bundle: %s exists in the repository; the bundle writes it" % name)
-        yield name, path.read_bytes(), os.access(path, os.X_OK)
+        data = path.read_bytes()
+        if name == SAGE_SKILL:  # Sage's skill contract at Sage's skill path (docs/SPEC.md N8)
+            data = sage_contract_skill(data.decode("utf-8")).encode("utf-8")
+        yield name, data, os.access(path, os.X_OK)
 
 
 def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:

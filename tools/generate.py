@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
+import skill_variants
 import tomllib
 
 
@@ -465,6 +466,8 @@ def text_files(root: Path):
 def outputs(root: Path, vocab: Vocabulary) -> Dict[Path, str]:
     """Every generated file's wanted content."""
     wanted = {root / rel: render(vocab) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
+    if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md N7)
+        wanted[root / skill_variants.MODULE] = skill_variants.skill_module(root)
     generator = Path(__file__).resolve()
     for path in text_files(root):
         if path in wanted or path.resolve() == generator:

@@ -24,6 +24,7 @@ usage: sage-flags parse ARGUMENTS... [--config-path PATH]
        sage-flags resume MANIFEST ARGUMENTS... [--config-path PATH]
        sage-flags resume MANIFEST [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags hook claude-code|codex [--config-path PATH] [--workflow NAME]...  < one hook event
+       sage-flags adopt [--dry-run] [--vocabulary NAME]   (at a Sage project's root)
        sage-flags --help | help | --version
 
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
@@ -219,6 +220,7 @@ COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
     b"config": "sage_flags.explain:run_config",
     b"persist": "sage_flags.manifest:run_persist",
     b"resume": "sage_flags.manifest:run_resume",
+    b"adopt": "sage_flags.adopt:run_adopt",
     b"help": _usage,
     b"--help": _usage,
     b"-h": _usage,

@@ -247,7 +247,7 @@ pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The subcommands only the Python package has: the native program hands them over (D26).
-pub const PYTHON_ONLY: [&[u8]; 6] = [b"help", b"--help", b"-h", b"config", b"persist", b"resume"];
+pub const PYTHON_ONLY: [&[u8]; 7] = [b"help", b"--help", b"-h", b"config", b"persist", b"resume", b"adopt"];
 
 /// How the `sage-flags` program ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

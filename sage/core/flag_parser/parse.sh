@@ -77,7 +77,7 @@ SAGE_FLAGS_VALUE_CAPS=()
 SAGE_FLAGS_E2_VALUE_HINT=''
 # END GENERATED: bash-vocabulary
 
-SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: "${a[*]}" joins with a space
+SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: joining an array with [*] puts a space between its words
 SAGE_FLAGS_CHUNK=4096
 SAGE_FLAGS_STDIN_LIMIT=262144 # docs/SPEC.md I4
 # H1: the largest config honored, in bytes (the Python and Rust layers' CONFIG_LIMIT).
@@ -291,7 +291,7 @@ sage_flags_parse() {
     words=($text)
     if [[ $text == *[$'\v\f\r']* ]]; then
         # shellcheck disable=SC2206 # as above
-        words=(${words[@]+${words[@]}})
+        words=(${words[@]+${words[@]-}}) # -: what check-bash-arrays.py (Sage) reads as guarded
     fi
     IFS=$' \t\n'
     n=${#words[@]}
