@@ -5,14 +5,15 @@
 //! - [`parse`] turns ARGUMENTS into a [`ParseResult`] (C5-C10, C15, C18);
 //! - [`load_defaults`] reads a config file into [`Defaults`] (C11-C14);
 //! - [`ParseResult::to_json`] gives the one output line (C16, C17);
-//! - [`cli`] is the argv/stdin front end every command line shares (C1-C3, C19, C22), [`announce`]
-//!   the text a workflow shows its user (A1-A4).
+//! - [`cli`] holds the `parse`, `batch` and `announce` commands on argv bytes (C1-C3, C22),
+//!   [`announce`] the text a workflow shows its user (A1-A4), [`io`] the exit statuses (C19) and
+//!   the one bounded read.
 #![forbid(unsafe_code)]
 
 pub mod announce;
 pub mod cli;
 mod config;
-pub mod hook;
+pub mod io;
 pub mod suggest;
 pub mod vocab;
 
