@@ -18,9 +18,9 @@ import errno
 import os
 import stat
 
+from sage_flags._io import OK, PARSE_ERROR, UsageError, _write
 from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.announce import terminal_safe
-from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write
 from sage_flags.reference import CONFIG_LIMIT, DEFAULT_LINES, TooLarge, nearest, read_regular
 
 TYPE_CHECKING = False

@@ -9,9 +9,9 @@ one stderr line, nothing on stdout, so the harness goes on without it (K8).
 import json
 import os
 
+from sage_flags._io import OK, UNAVAILABLE, _write, read_bounded, say
 from sage_flags._vocab import HOOK_LABEL, VALUE_MODES, WORKFLOWS
 from sage_flags.announce import is_workflow_name, render
-from sage_flags.cli import OK, _write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ EVENT_LIMIT = 1 << 20  # K2: bytes of one event
 DEPTH_LIMIT = 128  # K2: nesting of arrays and objects, the event's own object included
 CAP = 10000  # K7: the harnesses' limit on one string, in UTF-16 code units
 CUT_TO = 9000  # K7: what a cut string keeps
-FAIL_OPEN = 3  # K8 (D19)
+FAIL_OPEN = UNAVAILABLE  # K8 (D19)
 WHITESPACE = " \t\n\x0b\x0c\r"  # C5
 READ_FIELDS = ("hook_event_name", "prompt", "command_name", "command_args")  # K2: every other field is ignored
 # K2/K8: the one reason for every event that is not K2's JSON (the native hook says the same).
@@ -88,20 +88,13 @@ def read_stdin() -> bytes:
     """K2: standard input's bytes, at most EVENT_LIMIT (never read from a terminal)."""
     if os.isatty(0):
         raise HookFailure("standard input is a terminal, not a hook event")
-    chunks = []
-    size = 0
     try:
-        while size <= EVENT_LIMIT:
-            chunk = os.read(0, EVENT_LIMIT + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_bounded(0, EVENT_LIMIT)
     except OSError:
         raise HookFailure("cannot read standard input") from None
-    if size > EVENT_LIMIT:
+    if len(data) > EVENT_LIMIT:
         raise HookFailure("the event exceeds %d bytes" % EVENT_LIMIT)
-    return b"".join(chunks)
+    return data
 
 
 def parse_event(data: bytes) -> dict:
@@ -241,16 +234,13 @@ def answer(event: dict, harness: bytes, config_path: "Optional[bytes]", workflow
 
 
 def run_hook(items: "Sequence[bytes]") -> int:
-    import sys
-
     try:
         harness, config_path, workflows = _options(items)
         out = answer(parse_event(read_stdin()), harness, config_path, workflows)
-    except HookFailure as failure:
-        sys.stderr.write("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % failure)
-        return FAIL_OPEN
     except Exception as error:  # a hook never blocks a prompt, nor prints a traceback (K8)
-        sys.stderr.write("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % type(error).__name__)
+        why = error if isinstance(error, HookFailure) else type(error).__name__
+        # K8: status 3 even when stderr is closed (the line is lost, not the status).
+        say("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % why)
         return FAIL_OPEN
     if out:
         _write(out)

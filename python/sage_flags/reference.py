@@ -2,16 +2,16 @@
 
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
-stays cheap; its result class, ``ParseResult``, lives in the package
-(``sage_flags/__init__.py``), which the compiled core uses without this module
-(docs/IMPLEMENTATION.md D23). docs/SPEC.md is the rule book; the comments cite
-its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the values' V1..V8).
+stays cheap; its result class, ``ParseResult``, lives in ``sage_flags._result``,
+which the compiled core uses without this module (docs/IMPLEMENTATION.md D23).
+docs/SPEC.md is the rule book; the comments cite its rule numbers (C1..C22, E1..E5,
+the suggestion's S1..S7, the values' V1..V8).
 """
 
 import os
 import stat
 
-from sage_flags import ParseResult
+from sage_flags._result import ParseResult
 from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS, VALUE_MODES
 
 TYPE_CHECKING = False
@@ -214,17 +214,12 @@ class TooLarge(ValueError):
 
 def read_all(fd: int, limit: "Optional[int]" = None) -> bytes:
     """Everything left to read from an open file descriptor; TooLarge past ``limit`` bytes (None: no bound)."""
-    chunks = []
-    total = 0
-    while True:
-        want = 1 << 20 if limit is None else min(1 << 20, limit + 1 - total)
-        chunk = os.read(fd, want)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if limit is not None and total > limit:  # the file grew after fstat, or fstat's size lied (/proc)
-            raise TooLarge(total, limit)
+    from sage_flags._io import read_bounded
+
+    data = read_bounded(fd, (1 << 62) if limit is None else limit)
+    if limit is not None and len(data) > limit:  # the file grew after fstat, or fstat's size lied (/proc)
+        raise TooLarge(len(data), limit)
+    return data
 
 
 # Every file is read through one open: O_NONBLOCK, so that opening a FIFO returns at once (the fstat after it
