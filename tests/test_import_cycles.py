@@ -35,7 +35,7 @@ def find_cycle(graph: Graph) -> Optional[List[str]]:
         path.append(node)
         for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
-                return path[path.index(target) :] + [target]
+                return [*path[path.index(target) :], target]
             if target not in state:
                 found = visit(target)
                 if found:
@@ -166,7 +166,7 @@ def rust_graph(crate: Path) -> Graph:
         for child in re.findall(r"(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;", text):
             for candidate in (here / f"{child}.rs", here / child / "mod.rs"):
                 if candidate.is_file():
-                    load(module + (child,), candidate)
+                    load((*module, child), candidate)
 
     graph: Graph = {}
     for root in roots:
@@ -200,11 +200,11 @@ def rust_graph(crate: Path) -> Graph:
                 else:
                     continue  # std, another crate
                 for segment in rest:
-                    if at + (segment,) not in files:
+                    if (*at, segment) not in files:
                         if at == () and segment in reexports and reexports[segment] in files:
                             at = reexports[segment]
                         break
-                    at = at + (segment,)
+                    at = (*at, segment)
                 if files[at] != path:
                     uses.add(files[at])
             graph[str(path.relative_to(ROOT))] = {str(used.relative_to(ROOT)) for used in uses}
@@ -259,7 +259,8 @@ def test_each_kind_of_import_closes_a_cycle(tmp_path: Path) -> None:
         write(top, {"pkg/__init__.py": "", "pkg/a.py": text, "pkg/b.py": "from pkg.a import x\n"})
         assert find_cycle(python_graph(top, ["pkg"])) == ["pkg.a", "pkg.b", "pkg.a"], form
     top = tmp_path / "type-checking"
-    write(top, {"pkg/__init__.py": "", "pkg/a.py": "if TYPE_CHECKING:\n    import pkg.b\n", "pkg/b.py": "import pkg.a\n"})
+    guarded = "if TYPE_CHECKING:\n    import pkg.b\n"
+    write(top, {"pkg/__init__.py": "", "pkg/a.py": guarded, "pkg/b.py": "import pkg.a\n"})
     assert find_cycle(python_graph(top, ["pkg"])) is None
     top = tmp_path / "package"  # the package's __init__ imports a module that imports the package back
     write(top, {"pkg/__init__.py": "from pkg.a import x\n", "pkg/a.py": "from pkg import y\n"})
