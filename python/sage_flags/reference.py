@@ -16,7 +16,7 @@ from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLA
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
-    from typing import Dict, Mapping, Optional, Tuple, Union
+    from typing import Dict, List, Mapping, Optional, Tuple, Union
 
     from sage_flags._vocab import ValueMode
 
@@ -247,21 +247,41 @@ def read_regular(path: "Union[str, bytes]", limit: "Optional[int]" = None) -> "O
         os.close(fd)
 
 
-def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
-    """The bytes of a regular file of at most CONFIG_LIMIT bytes, or None (C12, H1)."""
-    if path is None:
-        return None
-    try:
-        path = os.fsencode(path)
-    except (TypeError, UnicodeError):
-        return None
-    if not path:  # C11
-        return None
+def read_config(path: bytes) -> "Tuple[Optional[bytes], str, str]":
+    """C11, C12, H1: (its bytes, "", "") for a regular file of at most CONFIG_LIMIT bytes, else (None, code, why):
+    what ``config explain`` reports. Never blocks on a FIFO; raises OSError when the path cannot be examined."""
+    if not path:
+        return None, "empty-path", "empty path: no config, no defaults (C11)"
+    found = None
     try:
         found = read_regular(path, CONFIG_LIMIT)
-    except (OSError, ValueError):  # TooLarge too
+        kind = found[1] if found else os.stat(path).st_mode
+    except TooLarge as error:  # decided by fstat: not a byte of a huge file is read
+        why = "%d bytes, more than the %d a config may have: the whole file is ignored, no defaults (H1)"
+        return None, "too-large", why % (error.size, error.limit)
+    except OSError as error:
+        import errno
+
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            what = "a dangling symlink" if os.path.islink(path) else "does not exist"
+            return None, "missing", what + ": no defaults (C12)"
+        if error.errno == errno.ELOOP:
+            return None, "symlink-loop", "a symlink loop: no defaults (C12)"
+        kind = os.stat(path).st_mode  # a socket cannot be opened; anything else that cannot be examined raises
+        if stat.S_ISREG(kind):
+            raise
+    if found is not None:
+        return found[0], "", ""
+    name = next((" (%s)" % name for test, name in FILE_KINDS if test(kind)), "")
+    return None, "not-regular-file", "not a regular file%s: no defaults (C12)" % name
+
+
+def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
+    """The bytes of a regular file of at most CONFIG_LIMIT bytes, or None (C11, C12, H1)."""
+    try:
+        return read_config(os.fsencode(path))[0]  # type: ignore[arg-type]
+    except (OSError, ValueError, TypeError, UnicodeError):  # None, a NUL in the path
         return None
-    return None if found is None else found[0]
 
 
 def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
@@ -269,9 +289,23 @@ def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
     data = _read_regular_file(path)
     if data is None or b"\0" in data:  # C12
         return {}
-    if data.startswith(b"\xef\xbb\xbf"):  # C13: a UTF-8 BOM
-        data = data[3:]
-    lines = set()
-    for line in data.split(b"\n"):  # C13
-        lines.add(line[:-1] if line.endswith(b"\r") else line)
+    lines = set(config_lines(data))
     return {key: True for key, line in DEFAULT_LINES.items() if line in lines}  # C14
+
+
+def config_lines(data: bytes) -> "List[bytes]":
+    """C13: a config's lines: a UTF-8 BOM dropped, split at LF, one CR at the end of a line dropped (the one split
+    ``load_defaults`` and ``config explain`` share)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n")]
+
+
+# C12: what a config path can be besides a regular file, as `config explain` names it.
+FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
