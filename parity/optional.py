@@ -48,17 +48,6 @@ def _may_skip(reason: str) -> bool:
     return any(fnmatch.fnmatchcase(what, pattern) for pattern in allowed)
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A test given a vector that this machine cannot pose for want of something (a locale its environment names:
-    without it the variable means the C locale, and bash warns on stderr) is skipped, whatever its layer."""
-    from parity.vectors import Vector, cannot_run_here
-
-    for value in getattr(getattr(item, "callspec", None), "params", {}).values():
-        reason = cannot_run_here(value) if isinstance(value, Vector) else None
-        if reason and reason.startswith(PREFIX):
-            pytest.skip(reason)
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield

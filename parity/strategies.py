@@ -1092,7 +1092,7 @@ def hostile_stdin_texts() -> Tuple[str, ...]:
 def _hook_text(c) -> str:
     if c.chance(30) and hostile_stdin_texts():
         text = c.pick(hostile_stdin_texts())
-    else:  # invalid UTF-8 becomes lone surrogates, which JSON carries as \udcxx escapes (E4, K6)
+    else:  # invalid UTF-8 becomes lone surrogates, which JSON carries as \udcxx escapes (K2: fails open)
         text = argument_bytes(c).decode("utf-8", "surrogateescape")
     if c.chance(5):
         text += "\0"

@@ -1,6 +1,7 @@
 """`sage-flags config explain PATH [--json]`.
 
-Every rejected variant of C14 gets its reason; the verdict "honored" agrees with load_defaults.
+Every rejected variant of C14 gets its reason (one verdict per line: the first reason that applies); the verdict
+"honored" agrees with load_defaults.
 """
 
 from __future__ import annotations
@@ -29,24 +30,24 @@ REJECTED = {
     "cfg-rejected-false": "false-value",
     "cfg-rejected-indented-space": "indented",
     "cfg-rejected-indented-tab": "indented",
-    "cfg-rejected-key-dashed": "key-separator",
-    "cfg-rejected-key-prefixed": "near-miss-key",
+    "cfg-rejected-key-dashed": "key-name",
+    "cfg-rejected-key-prefixed": "key-name",
     "cfg-rejected-key-quoted": "quoted-key",
-    "cfg-rejected-key-titlecase": "key-case",
+    "cfg-rejected-key-titlecase": "key-name",
     "cfg-rejected-list-item": "list-item",
-    "cfg-rejected-longer-key": "near-miss-key",
+    "cfg-rejected-longer-key": "key-name",
     "cfg-rejected-no-space": "no-space-after-colon",
     "cfg-rejected-on": "yaml-alias",
     "cfg-rejected-one": "yaml-alias",
     "cfg-rejected-single-quoted": "quoted-value",
     "cfg-rejected-space-before-colon": "space-before-colon",
     "cfg-rejected-tab-after-colon": "tab-after-colon",
-    "cfg-rejected-titlecase": "titlecase-value",
+    "cfg-rejected-titlecase": "value-case",
     "cfg-rejected-trailing-comment": "trailing-comment",
     "cfg-rejected-trailing-space": "trailing-space",
     "cfg-rejected-trailing-vt": "trailing-space",
     "cfg-rejected-two-spaces": "extra-space",
-    "cfg-rejected-uppercase": "uppercase-value",
+    "cfg-rejected-uppercase": "value-case",
     "cfg-rejected-value-longer": "other-value",
     "cfg-rejected-value-shorter": "other-value",
     "cfg-rejected-yes": "yaml-alias",
@@ -101,8 +102,7 @@ def test_rejected_variant(name: str, tmp_path: Path) -> None:
     assert len(data["lines"]) == 1, data
     line = data["lines"][0]
     assert (line["line"], line["mode"], line["verdict"]) == (1, "quality_locked", "ignored")
-    codes = [r["code"] for r in line["reasons"]]
-    assert REJECTED[name] in codes, codes
+    assert line["reason"]["code"] == REJECTED[name], line  # one verdict: the first reason that applies
     assert data["defaults"]["quality_locked"] is False
     text = run([os.fsencode(path)]).stdout.decode()
     assert "line 1: " in text and "not honored: " in text and "quality_locked no default" in text
@@ -135,7 +135,7 @@ def test_honored_agrees_with_load_defaults_on_generated_files(tmp_path_factory, 
     honored = {line["mode"] for line in result["lines"] if line["verdict"] == "honored"}
     assert honored == set(load_defaults(path))
     for line in result["lines"]:
-        assert (line["verdict"] == "honored") == (not line["reasons"]), line
+        assert (line["verdict"] == "honored") == (line["reason"] is None), line
 
 
 @pytest.mark.parametrize(
@@ -160,7 +160,7 @@ def test_nul_file_lines_are_not_honored(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_bytes(b"quality_locked: true\nx\0")
     (line,) = report(path)["lines"]
-    assert (line["verdict"], line["reasons"][0]["code"]) == ("ignored", "file-has-nul")
+    assert (line["verdict"], line["reason"]["code"]) == ("ignored", "file-has-nul")
 
 
 def test_cr_only_file_lines_explained(tmp_path: Path) -> None:
@@ -168,7 +168,7 @@ def test_cr_only_file_lines_explained(tmp_path: Path) -> None:
     path.write_bytes(b"quality_locked: true\rautonomous: true")
     data = report(path)
     assert [line["mode"] for line in data["lines"]] == ["quality_locked", "autonomous"]
-    assert all(line["reasons"][0]["code"] == "bare-cr" for line in data["lines"])
+    assert all(line["reason"]["code"] == "bare-cr" for line in data["lines"])
 
 
 @pytest.mark.parametrize(
@@ -188,7 +188,7 @@ def test_a_stray_cr_in_a_file_with_lf_is_reported_where_it_is(
     assert [f["code"] for f in data["findings"]] == codes
     assert data["findings"][-1]["message"].startswith("a CR not at the end of %s:" % where)
     (line,) = [line for line in data["lines"] if line["mode"] == "autonomous"]
-    assert (line["line"], line["verdict"], line["reasons"][0]["code"]) == (2, "ignored", "bare-cr")
+    assert (line["line"], line["verdict"], line["reason"]["code"]) == (2, "ignored", "bare-cr")
     assert data["defaults"] == {key: key in load_defaults(path) for key, _ in _vocab.MODES}
     text = run([os.fsencode(path)]).stdout.decode()
     assert "without LF" not in text and "  file: a CR not at the end of %s" % where in text
@@ -262,11 +262,11 @@ def test_explain_is_not_on_the_parse_path() -> None:
 @pytest.mark.parametrize(
     ("content", "code", "mode"),
     [
-        (b"qualitylocked: true\n", "near-miss-key", "quality_locked"),  # S3: one insertion
-        (b"Quality_Lockd: true\n", "near-miss-key", "quality_locked"),  # S2: ASCII case, then one insertion
-        (b"autonomy: true\n", "near-miss-key", "autonomous"),  # 3 edits, as many as `autonomous` allows (S4)
-        (b"quality-locked: true\n", "key-separator", "quality_locked"),
-        (b"quality_locked_default: true\n", "near-miss-key", "quality_locked"),  # a longer key holding the key
+        (b"qualitylocked: true\n", "key-name", "quality_locked"),  # S3: one insertion
+        (b"Quality_Lockd: true\n", "key-name", "quality_locked"),  # S2: ASCII case, then one insertion
+        (b"autonomy: true\n", "key-name", "autonomous"),  # 3 edits, as many as `autonomous` allows (S4)
+        (b"quality-locked: true\n", "key-name", "quality_locked"),
+        (b"quality_locked_default: true\n", "key-name", "quality_locked"),  # a longer key holding the key
     ],
 )
 def test_near_miss_keys_name_the_key(content: bytes, code: str, mode: str, tmp_path: Path) -> None:
@@ -275,7 +275,8 @@ def test_near_miss_keys_name_the_key(content: bytes, code: str, mode: str, tmp_p
     path.write_bytes(content)
     (line,) = report(path)["lines"]
     assert line["mode"] == mode
-    reason = next(r for r in line["reasons"] if r["code"] == code)
+    reason = line["reason"]
+    assert reason["code"] == code
     assert reason["message"].endswith("did you mean `%s`?" % mode)
 
 

@@ -282,6 +282,52 @@ def test_our_failures_fail_open(layer: Layer, tmp_path: Path) -> None:
     assert (stopped.returncode, stopped.stdout, one_line(stopped.stderr)) == (3, b"", True)
 
 
+# K8, K12: every failure gives one reason, the same text in every layer (issue 33, defect 5: deep nesting once
+# said "nests deeper than 64 levels" in one layer and "is not a JSON object" in another).
+NOT_JSON = (
+    b"sage-flags: hook: the event is not one JSON object (RFC 8259 in UTF-8, at most 128 levels deep, no field the"
+    b" hook reads twice); not answering (the prompt goes on without it)\n"
+)
+SUBMIT = b'"hook_event_name": "UserPromptSubmit", "prompt": "/build x"'
+FAILURES = {
+    "deep-in-a-field": (b"{" + SUBMIT + b', "deep": ' + b"[" * 128 + b"]" * 128 + b"}", NOT_JSON),
+    "deep-array": (b"[" * 200 + b"]" * 200, NOT_JSON),
+    "deep-then-broken": (b"{" + SUBMIT + b', "deep": ' + b"[" * 5000 + b"}", NOT_JSON),
+    "not-an-object": (b"[{" + SUBMIT + b"}]", NOT_JSON),
+    "read-field-twice": (b"{" + SUBMIT + b', "prompt": "/build y"}', NOT_JSON),
+    "malformed": (b"{" + SUBMIT, NOT_JSON),
+    "lone-surrogate": (
+        b'{"hook_event_name": "UserPromptSubmit", "prompt": "/build \\ud800"}',
+        b"sage-flags: hook: the event's prompt holds a lone surrogate escape; not answering (the prompt goes on"
+        b" without it)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+@pytest.mark.parametrize("name", sorted(FAILURES))
+def test_one_reason_for_each_failure_in_every_layer(layer: Layer, name: str) -> None:
+    event, reason = FAILURES[name]
+    result = run(layer, "codex", event)
+    assert (result.returncode, result.stdout, result.stderr) == (3, b"", reason)
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+def test_status_3_with_stderr_closed(layer: Layer) -> None:
+    """K8 (issue 33, defect 4): the status says "failed open" even where the stderr line cannot be written."""
+    env = {**os.environ, **layer.env}
+    for event in (b"not json", FAILURES["deep-array"][0]):
+        result = subprocess.run(
+            layer.argv("hook", [b"codex"]),
+            input=event,
+            stdout=subprocess.PIPE,
+            preexec_fn=lambda: os.close(2),
+            env=env,
+            timeout=30,
+        )
+        assert (result.returncode, result.stdout) == (3, b""), event[:40]
+
+
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
 def test_a_terminal_stdin_is_never_waited_on(layer: Layer) -> None:
     main, other = os.openpty()

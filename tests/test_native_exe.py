@@ -229,8 +229,8 @@ def test_handoff_to_a_python_older_than_3_8_is_status_3(version: str, tmp_path: 
 
 
 def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> None:
-    """SPEC L2: the launcher's list (sage/bin/sage-flags, hands_to_python) is the core's PYTHON_ONLY."""
-    rust = (ROOT / "crates" / "sage-flags-core" / "src" / "cli.rs").read_text(encoding="utf-8")
+    """SPEC L2: the launcher's list (sage/bin/sage-flags, hands_to_python) is the executable's PYTHON_ONLY."""
+    rust = (ROOT / "crates" / "sage-flags-cli" / "src" / "lib.rs").read_text(encoding="utf-8")
     (array,) = re.findall(r"pub const PYTHON_ONLY: \[&\[u8\]; \d+\] = \[(.*?)\];", rust)
     launcher = LAUNCHER.read_text(encoding="utf-8")
     (case,) = re.findall(r"hands_to_python\(\) \{.*?\n\s*case \$1 in (.*?)\) return 0", launcher, re.DOTALL)

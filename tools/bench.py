@@ -13,8 +13,6 @@ bare runtimes included, runs through `env` (hyperfine cannot set a command's env
 ratios compare like with like. The notes section of docs/PERFORMANCE.md (from NOTES_HEADING on) is kept.
 """
 
-from __future__ import annotations
-
 import argparse
 import datetime
 import json
@@ -150,12 +148,7 @@ class Bench:
             for var, value in entry.get("parameters", {}).items():
                 name = next(n for n, c in commands.items() if c.replace("{%s}" % var, value) == label)
                 label = f"{name}/{value}"
-            out[label] = {
-                "median_ms": 1000 * entry["median"],
-                "min_ms": 1000 * times[0],
-                "max_ms": 1000 * times[-1],
-                "cpu_ms": 1000 * (entry["user"] + entry["system"]),
-            }
+            out[label] = summary(entry["median"], times, entry["user"] + entry["system"])
         self.results.setdefault("hyperfine", {})[name] = out
         return out
 
@@ -180,11 +173,27 @@ class Bench:
                 argv = [PYTHON, "-m", "pyperf", "timeit", "-q", "-p", "3", "-n", "5", "-o", str(result), "-s", setup]
                 if subprocess.run([*argv, "m.parse(t).to_json()"], capture_output=True).returncode != 0:
                     continue  # no native core built: not measured
-                values = [
-                    v for run in json.loads(result.read_text())["benchmarks"][0]["runs"] for v in run.get("values", [])
-                ]
-                out.setdefault(backend, {})[label] = 1e6 * sorted(values)[len(values) // 2]
+                runs = json.loads(result.read_text())["benchmarks"][0]["runs"]
+                values = sorted(v for run in runs for v in run.get("values", []))
+                out.setdefault(backend, {})[label] = 1e6 * values[len(values) // 2]
         self.results["in_process_us"] = out
+
+    def import_time(self) -> None:
+        """-X importtime: the sage_flags modules' self time in one `parse` through the console script on the native
+        backend (cli-native), over many runs: the median, and p90 - p10 as its noise (what a change must beat)."""
+        layer = self.layers["cli-native"]
+        argv = layer.argv("parse", [b"--config-path", os.fsencode(self.small), b"--", TYPICAL.encode()])
+        env = {**os.environ, **layer.env, "PYTHONPROFILEIMPORTTIME": "1"}
+        totals, modules = [], []
+        for _ in range(max(self.runs * 4, 20)):
+            lines = subprocess.run(argv, env=env, capture_output=True, cwd=layer.cwd).stderr.decode().splitlines()
+            rows = [line.split("|") for line in lines if line.startswith("import time:") and "sage_flags" in line]
+            modules = [row[2].strip() for row in rows]
+            totals.append(sum(int(row[0].split(":")[1]) for row in rows))
+        totals.sort()
+        low, high = totals[len(totals) // 10], totals[len(totals) * 9 // 10]
+        middle = {"median": totals[len(totals) // 2], "min": totals[0], "max": totals[-1], "noise": high - low}
+        self.results["import_time_us"] = {**middle, "modules": modules}
 
     def scaling(self) -> None:
         series: Dict[str, Dict[str, Dict[str, float]]] = {}
@@ -196,15 +205,13 @@ class Bench:
                     self.check(command, expected(text, None))
                 for name, stats in self.hyperfine(f"{kind}-{size_name.replace(' ', '')}", commands).items():
                     series.setdefault(kind, {}).setdefault(name, {})[size_name] = stats["median_ms"]
-        paths = {
-            name: self.file(f"config-{name.replace(' ', '')}.yaml", config(size)) for name, size in CONFIG_SIZES.items()
-        }
-        for path in paths.values():
-            for layer in self.layers.values():
-                self.check(self.command(layer, "parse", ["--config-path", str(path), "go"]), expected("go", path))
-        path = str(self.work / "config-{size}.yaml")
+        path = str(self.work / "config-{size}.yaml")  # hyperfine's --parameter-list fills {size}
         template = {n: self.command(layer, "parse", ["--config-path", path, "go"]) for n, layer in self.layers.items()}
         sizes = [name.replace(" ", "") for name in CONFIG_SIZES]
+        for size, short in zip(CONFIG_SIZES.values(), sizes):
+            real = self.file(f"config-{short}.yaml", config(size))
+            for command in template.values():
+                self.check(command.replace("{size}", short), expected("go", real))
         for label, stats in self.hyperfine("config", template, size=sizes).items():
             name, size = label.rsplit("/", 1)
             series.setdefault("config", {}).setdefault(name, {})[size[:-3] + " KiB"] = stats["median_ms"]
@@ -251,21 +258,10 @@ class Bench:
         self.results["manifests_ms"] = out
 
     def hook_start(self) -> None:
-        """Issue 28: the hook runs before every prompt; for one that is no workflow it must answer nothing, fast.
-        A Claude Code UserPromptSubmit event on stdin, through the native executable, the console script on both
-        backends and the launcher (before Python, before the native executable), beside `/bin/true` given the
-        same stdin. hyperfine 1.15 cannot give a command stdin without a shell (whose start would swamp a 1 ms
-        program, and whose subtraction is noise under load), so each command is spawned here as hyperfine -N
-        spawns it (posix_spawn, stdin from the event file), the commands interleaved run by run."""
-        event = {
-            "session_id": "abc123",
-            "transcript_path": "/home/user/.claude/projects/app/abc123.jsonl",
-            "cwd": "/home/user/app",
-            "permission_mode": "default",
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": "Fix the login bug on the settings page, then run the tests.",
-        }
-        path = self.file("event.json", json.dumps(event).encode())
+        """Issue 28: the hook for a prompt that is no workflow (a Claude Code UserPromptSubmit event on stdin)
+        through HOOK_LAYERS beside `/bin/true`, spawned here as hyperfine -N spawns them (hyperfine 1.15 gives no
+        stdin without a shell, whose start would swamp a 1 ms program), interleaved run by run."""
+        path = self.file("event.json", json.dumps(HOOK_EVENT).encode())
         hook = {layer.name: layer for layer in all_layers() if "hook" in layer.commands}
         args = [b"claude-code", b"--config-path", os.fsencode(self.small)]
         env = {k: v for k, v in os.environ.items() if k != "SAGE_FLAGS_BACKEND"}
@@ -280,6 +276,11 @@ class Bench:
 
 
 HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
+HOOK_EVENT = dict(
+    session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl", cwd="/home/user/app",
+    permission_mode="default", hook_event_name="UserPromptSubmit",
+    prompt="Fix the login bug on the settings page, then run the tests.",
+)  # fmt: skip
 
 
 def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: Path, runs: int) -> dict:
@@ -297,39 +298,31 @@ def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: 
                 if round_ >= 3:
                     walls[name].append(time.perf_counter() - start)
                     cpus[name].append(usage.ru_utime + usage.ru_stime)
-    out = {}
-    for name in commands:
-        times = sorted(walls[name])
-        out[name] = {
-            "median_ms": 1000 * times[len(times) // 2],
-            "min_ms": 1000 * times[0],
-            "max_ms": 1000 * times[-1],
-            "cpu_ms": 1000 * sorted(cpus[name])[len(times) // 2],
-        }
-    return out
+    middle = len(walls["/bin/true"]) // 2
+    return {n: summary(sorted(walls[n])[middle], sorted(walls[n]), sorted(cpus[n])[middle]) for n in commands}
 
 
-def hook_targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
+def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
+    """Seconds (``times`` sorted) as the ms every table shows."""
+    return {"median_ms": 1000 * median, "min_ms": 1000 * times[0], "max_ms": 1000 * times[-1], "cpu_ms": 1000 * cpu}
+
+
+Row = Tuple[str, str, str, bool]
+
+
+def hook_targets(r: Dict[str, Any]) -> List[Row]:
     hook = r.get("hook_start", {})
     if "exe" not in hook:
         return []
     wall = hook["exe"]["median_ms"] / hook["/bin/true"]["median_ms"]
     cpu = hook["exe"]["cpu_ms"] / max(hook["/bin/true"]["cpu_ms"], 1e-9)
-    measured = f"{wall:.2f}x (CPU {cpu:.2f}x)"
-    return [
-        (
-            "hook cold start, no workflow, exe vs /bin/true",
-            f"<= {HOOK_EXE_START:.2f}x",
-            measured,
-            wall <= HOOK_EXE_START,
-        )
-    ]
+    row = "hook cold start, no workflow, exe vs /bin/true"
+    return [(row, f"<= {HOOK_EXE_START:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= HOOK_EXE_START)]
 
 
-def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
+def targets(r: Dict[str, Any]) -> List[Row]:
     """(target, wanted, measured, passed) for every target; a layer not present is not a row."""
-    rows = hook_targets(r)
-    cold = r["cold_start"]
+    rows, cold = hook_targets(r), r["cold_start"]
 
     def ratio(row: str, a: str, b: str, limit: float) -> None:
         if a in cold and b in cold:
@@ -348,34 +341,17 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     us = r["in_process_us"]
     if "native" in us:
         speedup = us["pure"]["typical"] / us["native"]["typical"]
-        rows.append(
-            (
-                "in-process, native speed-up, typical",
-                f">= {NATIVE_SPEEDUP:.0f}x",
-                f"{speedup:.1f}x",
-                speedup >= NATIVE_SPEEDUP,
-            )
-        )
+        row = "in-process, native speed-up, typical"
+        rows.append((row, f">= {NATIVE_SPEEDUP:.0f}x", f"{speedup:.1f}x", speedup >= NATIVE_SPEEDUP))
     for kind, layers in r["scaling_ms"].items():
+        sizes = ARG_SIZES if kind != "config" else CONFIG_SIZES
         for name, points in layers.items():
-            sizes = list(points)
-            growth = points[sizes[-1]] / points[sizes[1]]
-            limit = (
-                LINEAR_SLACK
-                * (ARG_SIZES if kind != "config" else CONFIG_SIZES)[sizes[-1]]
-                / ((ARG_SIZES if kind != "config" else CONFIG_SIZES)[sizes[1]])
-            )
+            first, last = list(points)[1], list(points)[-1]
+            growth, limit = points[last] / points[first], LINEAR_SLACK * sizes[last] / sizes[first]
             rows.append((f"linear in {kind}, {name}", f"growth <= {limit:.0f}x", f"{growth:.1f}x", growth <= limit))
     for name, points in r["scaling_ms"]["flags"].items():
-        ms = points["128 KiB"]
-        rows.append(
-            (
-                f"128 KiB of 10,000 flags, {name}",
-                f"< {BIG_FLAGS_LIMIT_MS:.0f} ms",
-                f"{ms:.1f} ms",
-                ms < BIG_FLAGS_LIMIT_MS,
-            )
-        )
+        ms, row = points["128 KiB"], f"128 KiB of 10,000 flags, {name}"
+        rows.append((row, f"< {BIG_FLAGS_LIMIT_MS:.0f} ms", f"{ms:.1f} ms", ms < BIG_FLAGS_LIMIT_MS))
     for name, rate in r["batch_records_per_s"].items():
         limit = BASH_BATCH if name.startswith("bash") else NATIVE_BATCH if "native" in name or name == "exe" else None
         if limit:
@@ -383,43 +359,41 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     return rows
 
 
-def report(r: Dict[str, Any], notes: str) -> str:
-    lines = [
-        "# Performance",
-        "",
-        f"Produced by `make bench` (tools/bench.py) on {r['date']}; do not edit above the notes.",
-        "Raw numbers: [performance.json](performance.json); the scaling: [scaling.png](scaling.png).",
-        "",
-        f"Machine: {r['machine']}. Load average at start {r['load'][0]}, at end {r['load'][1]}: other work on",
-        "the machine adds noise. Medians of hyperfine runs (each comparison one run of all its commands), with",
-        "CPU time (user + system) beside the ratios; in-process figures are pyperf medians.",
-        "",
-        "## Targets",
-        "",
-        "| target | wanted | measured | result |",
-        "|---|---|---|---|",
-    ]
-    lines += [f"| {t} | {w} | {m} | {'PASS' if ok else '**MISS**'} |" for t, w, m, ok in targets(r)]
-    lines += [
-        "",
-        "## Cold start: one parse with a small config (ms)",
-        "",
-        "| command | median | min-max | CPU |",
-        "|---|---|---|---|",
-    ]
-    lines += [
+def times_table(stats: Dict[str, Dict[str, float]]) -> List[str]:
+    """Whole-process times in ms: median, min-max, CPU."""
+    lines = ["| command | median | min-max | CPU |", "|---|---|---|---|"]
+    return lines + [
         f"| {n} | {s['median_ms']:.2f} | {s['min_ms']:.2f}-{s['max_ms']:.2f} | {s['cpu_ms']:.2f} |"
-        for n, s in r["cold_start"].items()
+        for n, s in stats.items()
     ]
+
+
+HEADER = """# Performance
+
+Produced by `make bench` (tools/bench.py) on {date}; do not edit above the notes.
+Raw numbers: [performance.json](performance.json); the scaling: [scaling.png](scaling.png).
+
+Machine: {machine}. Load average at start {load0}, at end {load1}: other work on
+the machine adds noise. Medians of hyperfine runs (each comparison one run of all its commands), with
+CPU time (user + system) beside the ratios; in-process figures are pyperf medians.
+
+## Targets
+
+| target | wanted | measured | result |
+|---|---|---|---|"""
+
+
+def report(r: Dict[str, Any], notes: str) -> str:
+    lines = HEADER.format(**r, load0=r["load"][0], load1=r["load"][1]).split("\n")
+    lines += [f"| {t} | {w} | {m} | {'PASS' if ok else '**MISS**'} |" for t, w, m, ok in targets(r)]
+    lines += ["", "## Cold start: one parse with a small config (ms)", "", *times_table(r["cold_start"])]
+    lines += import_time_table(r)
+    us = r["in_process_us"]
+    lines += ["", "## In-process parse + to_json (µs, pyperf)", "", "| input | " + " | ".join(us) + " |"]
+    lines += ["|---|" + "---|" * len(us)]
     lines += [
-        "",
-        "## In-process parse + to_json (µs, pyperf)",
-        "",
-        "| input | " + " | ".join(r["in_process_us"]) + " |",
+        f"| {label} | " + " | ".join(f"{v[label]:.1f}" for v in us.values()) + " |" for label in next(iter(us.values()))
     ]
-    lines += ["|---|" + "---|" * len(r["in_process_us"])]
-    for label in next(iter(r["in_process_us"].values())):
-        lines.append(f"| {label} | " + " | ".join(f"{v[label]:.1f}" for v in r["in_process_us"].values()) + " |")
     lines += ["", "## Scaling (ms, median; the plot is scaling.png)", ""]
     for kind, layers in r["scaling_ms"].items():
         sizes = list(next(iter(layers.values())))
@@ -428,13 +402,18 @@ def report(r: Dict[str, Any], notes: str) -> str:
     lines += ["## Batch (10,000 records)", "", "| layer | records/s |", "|---|---|"]
     lines += [f"| {n} | {v:,.0f} |" for n, v in r["batch_records_per_s"].items()]
     lines += ["", "## Hook cold start: a prompt that is no workflow (ms; SPEC K3)", ""]
-    lines += ["| command | median | min-max | CPU |", "|---|---|---|---|"]
-    lines += [
-        f"| {n} | {s['median_ms']:.2f} | {s['min_ms']:.2f}-{s['max_ms']:.2f} | {s['cpu_ms']:.2f} |"
-        for n, s in r.get("hook_start", {}).items()
-    ]
-    lines += ["", *manifest_table(r)]
+    lines += [*times_table(r.get("hook_start", {})), "", *manifest_table(r)]
     return "\n".join(lines) + "\n\n" + notes
+
+
+def import_time_table(r: Dict[str, Any]) -> List[str]:
+    """The sage_flags modules' own import time in one parse through cli-native (-X importtime), with its noise."""
+    t = r.get("import_time_us")
+    if not t:
+        return []
+    head = "## Import time: the sage_flags modules' self time, `parse` through cli-native (µs, -X importtime)"
+    cells = f"| {t['median']:.0f} | {t['min']:.0f}-{t['max']:.0f} | {t['noise']:.0f} | {', '.join(t['modules'])} |"
+    return ["", head, "", "| median | min-max | noise (p90 - p10) | modules |", "|---|---|---|---|", cells]
 
 
 def manifest_table(r: Dict[str, Any]) -> List[str]:
@@ -470,7 +449,7 @@ def plot(r: Dict[str, Any], path: Path) -> None:
     figure.savefig(path, dpi=90)
 
 
-PARTS = ("cold_start", "in_process", "scaling", "batch", "manifests", "hook_start")
+PARTS = ("cold_start", "import_time", "in_process", "scaling", "batch", "manifests", "hook_start")
 
 
 def main() -> int:
@@ -479,29 +458,24 @@ def main() -> int:
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
     parser.add_argument("--only", choices=PARTS, help="run this part alone and print its results (no report)")
     options = parser.parse_args()
-    load = " ".join("%.2f" % x for x in os.getloadavg())
-    if options.only:
-        with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work:
-            bench = Bench(3 if options.quick else 15, Path(work))
-            getattr(bench, options.only)()
-        results = {**bench.results, "load": [load, " ".join("%.2f" % x for x in os.getloadavg())]}
+    loads = [" ".join("%.2f" % x for x in os.getloadavg())]
+    with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work:
+        bench = Bench(3 if options.quick else 15, Path(work))
+        for part in [options.only] if options.only else PARTS:
+            print(f"bench: {part}", file=sys.stderr, flush=True)
+            getattr(bench, part)()
+    results, uname = {**bench.results, "load": [*loads, " ".join("%.2f" % x for x in os.getloadavg())]}, os.uname()
+    if options.only:  # its results as JSON, and its table or target where it has one; no report
         print(json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1))
-        if options.only == "manifests":
-            print("\n".join(manifest_table(results)))
+        print(
+            "\n".join({"manifests": manifest_table, "import_time": import_time_table}.get(options.only, list)(results))
+        )
         for row in hook_targets(results) if options.only == "hook_start" else []:
             print("bench: %s: wanted %s, measured %s: %s" % (*row[:3], "PASS" if row[3] else "MISS"))
         return 0
-    with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work:
-        bench = Bench(3 if options.quick else 15, Path(work))
-        for part in (bench.cold_start, bench.in_process, bench.scaling, bench.batch, bench.manifests, bench.hook_start):
-            print(f"bench: {part.__name__}", file=sys.stderr, flush=True)
-            part()
-    results = bench.results
-    uname = os.uname()
     results.update(
         date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         machine=f"{os.cpu_count()} CPUs, {uname.sysname} {uname.release} ({uname.machine}), Python {sys.version[:6]}",
-        load=[load, " ".join("%.2f" % x for x in os.getloadavg())],
     )
     out = options.out_dir
     out.mkdir(parents=True, exist_ok=True)

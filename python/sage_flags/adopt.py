@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-from sage_flags.cli import OK, UsageError, _write
+from sage_flags._io import OK, UsageError, _write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

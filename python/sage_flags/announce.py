@@ -16,8 +16,9 @@ line that starts at column 0 (A5). Uses the loaded backend's parse/load_defaults
 so it runs on the native core and on the pure-Python reference alike.
 """
 
+from sage_flags import parse_command_line
+from sage_flags._io import OK, PARSE_ERROR, UsageError, _write
 from sage_flags._vocab import MODES, VALUE_MODES
-from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, parse_command_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

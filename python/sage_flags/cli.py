@@ -9,9 +9,23 @@ argv is an option except ``--config-path`` and ``--`` (C1, C4).
 import os
 import sys
 
+from sage_flags._io import (
+    OK,
+    PARSE_ERROR,
+    UNAVAILABLE,
+    USAGE_ERROR,
+    WRITE_FAILED,
+    WRITE_FAILED_MESSAGE,
+    UsageError,
+    WriteFailed,
+    _write,
+    say,
+    split_argv,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+    from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 USAGE = """\
 usage: sage-flags parse ARGUMENTS... [--config-path PATH]
@@ -43,90 +57,6 @@ hook   A harness's prompt hook: answers a workflow's slash command with the
 The full contract: docs/SPEC.md.
 """
 
-# Exit statuses (C19), plus our own for "this layer cannot run at all" (D19) and "stdout took nothing" (H9).
-OK, PARSE_ERROR, USAGE_ERROR, UNAVAILABLE, WRITE_FAILED = 0, 1, 2, 3, 4
-# H9: the same line in every layer.
-WRITE_FAILED_MESSAGE = "sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n"
-
-
-class UsageError(Exception):
-    """A command line this layer refuses: status 2, one line on stderr."""
-
-
-class WriteFailed(Exception):
-    """stdout is closed, full or a broken pipe (H9): status 4, one line on stderr."""
-
-
-# I1-I6: ARGUMENTS on standard input instead of operands, at most this many bytes.
-STDIN_SWITCH = b"--stdin"
-STDIN_LIMIT = 262144
-
-
-def _scan(items: "Sequence[bytes]", stdin_switch: bool) -> "Tuple[List[bytes], Optional[bytes], bool]":
-    """C1 (and I1 when ``stdin_switch``): operands, config path, whether --stdin was given."""
-    operands: List[bytes] = []
-    config_path = None
-    from_stdin = False
-    i = 0
-    while i < len(items):
-        item = items[i]
-        if item == b"--":
-            operands.extend(items[i + 1 :])
-            break
-        if item == b"--config-path":
-            if i + 1 == len(items):  # C3
-                raise UsageError("--config-path needs a value")
-            config_path = items[i + 1]
-            i += 2
-            continue
-        if item.startswith(b"--config-path="):
-            config_path = item[len(b"--config-path=") :]
-        elif stdin_switch and item == STDIN_SWITCH:
-            from_stdin = True
-        else:
-            operands.append(item)
-        i += 1
-    return operands, config_path, from_stdin
-
-
-def split_argv(items: "Sequence[bytes]") -> "Tuple[List[bytes], Optional[bytes]]":
-    """C1: the operands, and the config path (None when not given). batch has no --stdin."""
-    operands, config_path, _ = _scan(items, False)
-    return operands, config_path
-
-
-def read_stdin_arguments() -> bytes:
-    """I2-I5: standard input's bytes as ARGUMENTS (read to its end, at most STDIN_LIMIT bytes)."""
-    if os.isatty(0):  # I5: never wait for someone to type
-        raise UsageError("--stdin: standard input is a terminal")
-    chunks: List[bytes] = []
-    size = 0
-    while size <= STDIN_LIMIT:
-        try:
-            chunk = os.read(0, STDIN_LIMIT + 1 - size)
-        except OSError:  # no stdin at all: no bytes (I2)
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    data = b"".join(chunks)
-    if b"\0" in data:
-        return b"\xff"  # I3: a NUL is E4, exactly as invalid UTF-8 (checked before the size: bash stops there)
-    if size > STDIN_LIMIT:
-        raise UsageError("--stdin: ARGUMENTS on standard input exceed %d bytes" % STDIN_LIMIT)
-    return data
-
-
-def read_arguments(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes]]":
-    """C1-C3 and I1: ARGUMENTS as bytes (operands joined, or standard input), and the config path."""
-    operands, config_path, from_stdin = _scan(items, True)
-    if not from_stdin:
-        return b" ".join(operands), config_path  # C2
-    if operands:
-        raise UsageError("--stdin takes ARGUMENTS from standard input only: no operand beside it")
-    return read_stdin_arguments(), config_path
-
 
 def _backend() -> "Tuple[Callable, Callable]":
     import sage_flags
@@ -134,27 +64,9 @@ def _backend() -> "Tuple[Callable, Callable]":
     return sage_flags.parse, sage_flags.load_defaults
 
 
-def _write(data: bytes) -> None:
-    if sys.stdout is None:  # started with stdout closed
-        raise WriteFailed()
-    try:
-        out = sys.stdout.buffer
-        out.write(data)
-        out.flush()
-    except (OSError, ValueError) as error:  # ENOSPC, EPIPE (SIGPIPE is ignored), EBADF; ValueError: closed
-        raise WriteFailed() from error
-
-
-def parse_command_line(items: "Sequence[bytes]") -> "Any":
-    """parse's argv (C1-C3, I1-I6) to a parse result, with the config's defaults (C11): parse, announce, resume."""
-    arguments, config_path = read_arguments(items)
-    parse, load_defaults = _backend()
-    defaults = load_defaults(config_path) if config_path else None  # C11
-    # C10: invalid UTF-8 becomes lone surrogates, which parse() reports as E4.
-    return parse(arguments.decode("utf-8", "surrogateescape"), defaults)
-
-
 def run_parse(items: "Sequence[bytes]") -> int:
+    from sage_flags import parse_command_line
+
     result = parse_command_line(items)
     _write(result.to_json().encode("utf-8") + b"\n")
     return OK if result.error is None else PARSE_ERROR
@@ -243,16 +155,15 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None) -> int:
             command = getattr(__import__(module_name, fromlist=[function_name]), function_name)
         return command(items[1:])
     except UsageError as error:
-        sys.stderr.write("sage-flags: %s (try 'sage-flags --help')\n" % error)
+        say("sage-flags: %s (try 'sage-flags --help')\n" % error)
         return USAGE_ERROR
     except ImportError as error:
-        sys.stderr.write("sage-flags: cannot run: %s\n" % error)
+        say("sage-flags: cannot run: %s\n" % error)
         return UNAVAILABLE
     except WriteFailed:
         # What is still buffered goes to the null device at exit, so no "Exception ignored" follows.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.close(devnull)
-        if sys.stderr is not None:
-            sys.stderr.write(WRITE_FAILED_MESSAGE)
+        say(WRITE_FAILED_MESSAGE)
         return WRITE_FAILED

@@ -9,9 +9,9 @@ one stderr line, nothing on stdout, so the harness goes on without it (K8).
 import json
 import os
 
+from sage_flags._io import OK, UNAVAILABLE, _write, read_bounded, say
 from sage_flags._vocab import HOOK_LABEL, VALUE_MODES, WORKFLOWS
 from sage_flags.announce import is_workflow_name, render
-from sage_flags.cli import OK, _write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,11 +21,17 @@ if TYPE_CHECKING:
 EVENTS = {b"claude-code": ("UserPromptExpansion", "UserPromptSubmit"), b"codex": ("UserPromptSubmit",)}
 NAMESPACES = {b"claude-code": "sage:", b"codex": "prompts:"}
 EVENT_LIMIT = 1 << 20  # K2: bytes of one event
-DEPTH_LIMIT = 64  # K2: nesting of arrays and objects
+DEPTH_LIMIT = 128  # K2: nesting of arrays and objects, the event's own object included
 CAP = 10000  # K7: the harnesses' limit on one string, in UTF-16 code units
 CUT_TO = 9000  # K7: what a cut string keeps
-FAIL_OPEN = 3  # K8 (D19)
+FAIL_OPEN = UNAVAILABLE  # K8 (D19)
 WHITESPACE = " \t\n\x0b\x0c\r"  # C5
+READ_FIELDS = ("hook_event_name", "prompt", "command_name", "command_args")  # K2: every other field is ignored
+# K2/K8: the one reason for every event that is not K2's JSON (the native hook says the same).
+NOT_JSON = (
+    "the event is not one JSON object (RFC 8259 in UTF-8, at most %d levels deep, no field the hook reads twice)"
+    % DEPTH_LIMIT
+)
 
 
 class HookFailure(Exception):
@@ -57,73 +63,76 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes], Tuple[s
     return items[0], config_path, tuple(workflows) or WORKFLOWS
 
 
-def _no_duplicates(pairs: "List[Tuple[str, Any]]") -> dict:
-    event = dict(pairs)
-    if len(event) != len(pairs):
-        raise ValueError("duplicate key")
-    return event
+class _Object(list):
+    """A JSON object as its (key, value) pairs: only the event's own keys are checked (K2)."""
 
 
 def _refuse(_text: str) -> None:
     raise ValueError("NaN and Infinity are not JSON")
 
 
-def _too_deep(value: "Any") -> bool:
-    level = [value]
+def _too_deep(event: _Object) -> bool:
+    """K2: more than DEPTH_LIMIT arrays and objects nest, the event's own object counted."""
+    level: List[Any] = [event]
     for _ in range(DEPTH_LIMIT):
         level = [
             child
             for item in level
-            if isinstance(item, (dict, list))
-            for child in (item.values() if isinstance(item, dict) else item)
+            for child in ([value for _, value in item] if isinstance(item, _Object) else item)
+            if isinstance(child, list)
         ]
-    return any(isinstance(item, (dict, list)) for item in level)
+    return bool(level)
 
 
 def read_stdin() -> bytes:
     """K2: standard input's bytes, at most EVENT_LIMIT (never read from a terminal)."""
     if os.isatty(0):
         raise HookFailure("standard input is a terminal, not a hook event")
-    chunks = []
-    size = 0
     try:
-        while size <= EVENT_LIMIT:
-            chunk = os.read(0, EVENT_LIMIT + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_bounded(0, EVENT_LIMIT)
     except OSError:
         raise HookFailure("cannot read standard input") from None
-    if size > EVENT_LIMIT:
+    if len(data) > EVENT_LIMIT:
         raise HookFailure("the event exceeds %d bytes" % EVENT_LIMIT)
-    return b"".join(chunks)
+    return data
 
 
 def parse_event(data: bytes) -> dict:
-    """K2: one JSON object (RFC 8259, UTF-8), no key twice, at most DEPTH_LIMIT levels deep."""
+    """K2: one JSON object (RFC 8259, UTF-8), at most DEPTH_LIMIT levels deep, its keys Unicode text and no
+    field the hook reads given twice; what is inside the other fields is only checked to be JSON."""
     try:
-        text = data.decode("utf-8")
         event = json.loads(
-            text,
-            object_pairs_hook=_no_duplicates,
+            data.decode("utf-8"),
+            object_pairs_hook=_Object,
             parse_constant=_refuse,
             parse_int=len,  # numbers are never used: never converted (no digit limit, no overflow)
             parse_float=len,
         )
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise HookFailure("the event is not one JSON object in UTF-8") from None
-    if not isinstance(event, dict):
-        raise HookFailure("the event is not a JSON object")
-    if _too_deep(event):
-        raise HookFailure("the event nests deeper than %d levels" % DEPTH_LIMIT)
-    return event
+        raise HookFailure(NOT_JSON) from None
+    if not isinstance(event, _Object) or _too_deep(event):
+        raise HookFailure(NOT_JSON)
+    keys = [key for key, _ in event]
+    if not all(map(_is_text, keys)) or any(keys.count(name) > 1 for name in READ_FIELDS):
+        raise HookFailure(NOT_JSON)
+    return dict(event)
+
+
+def _is_text(text: str) -> bool:
+    """Unicode text: no lone surrogate (which a ``\\udXXX`` escape alone gives)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _text_field(event: dict, name: str) -> str:
     value = event.get(name)
     if not isinstance(value, str):
         raise HookFailure("the event's %s is not a string" % name)
+    if not _is_text(value):
+        raise HookFailure("the event's %s holds a lone surrogate escape" % name)
     return value
 
 
@@ -210,7 +219,7 @@ def answer(event: dict, harness: bytes, config_path: "Optional[bytes]", workflow
     if workflow is None:
         return b""
     defaults = sage_flags.load_defaults(config_path) if config_path else None  # C11, C20
-    # K6: NUL is E4 (as on standard input, I3); a lone surrogate is E4 (D10.2).
+    # K6: a NUL is E4, as on standard input (I3).
     result = sage_flags.parse("\udcff" if "\0" in arguments else arguments, defaults)
     announcement, status = render(workflow, result)
     if status != OK:
@@ -225,16 +234,13 @@ def answer(event: dict, harness: bytes, config_path: "Optional[bytes]", workflow
 
 
 def run_hook(items: "Sequence[bytes]") -> int:
-    import sys
-
     try:
         harness, config_path, workflows = _options(items)
         out = answer(parse_event(read_stdin()), harness, config_path, workflows)
-    except HookFailure as failure:
-        sys.stderr.write("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % failure)
-        return FAIL_OPEN
     except Exception as error:  # a hook never blocks a prompt, nor prints a traceback (K8)
-        sys.stderr.write("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % type(error).__name__)
+        why = error if isinstance(error, HookFailure) else type(error).__name__
+        # K8: status 3 even when stderr is closed (the line is lost, not the status).
+        say("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % why)
         return FAIL_OPEN
     if out:
         _write(out)

@@ -728,7 +728,7 @@ def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]") -> None
 
 def run_persist(items: "Sequence[bytes]") -> int:
     """``persist MANIFEST`` < one contract line: statuses 0 written, 1 error line, 2 not a line, 3 unsafe."""
-    from sage_flags.cli import UsageError, _write
+    from sage_flags._io import UsageError, _write
 
     if len(items) != 1:
         raise UsageError("persist takes exactly one MANIFEST path (the contract line comes on stdin)")
@@ -793,7 +793,8 @@ def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]"
 
 def run_resume(items: "Sequence[bytes]") -> int:
     """``resume MANIFEST ARGV...``: parse ARGV (C1-C3) and restore what MANIFEST records."""
-    from sage_flags.cli import OK, PARSE_ERROR, UsageError, _write, parse_command_line
+    from sage_flags import parse_command_line
+    from sage_flags._io import OK, PARSE_ERROR, UsageError, _write
 
     if not items:
         raise UsageError("resume needs MANIFEST, then the arguments as for parse")

@@ -2,21 +2,21 @@
 
 One readable module, stdlib only, importing nothing beyond ``os`` and ``stat``
 (both loaded by every interpreter at start-up) so a cold ``sage-flags parse``
-stays cheap; its result class, ``ParseResult``, lives in the package
-(``sage_flags/__init__.py``), which the compiled core uses without this module
-(docs/IMPLEMENTATION.md D23). docs/SPEC.md is the rule book; the comments cite
-its rule numbers (C1..C22, E1..E5, the suggestion's S1..S7, the values' V1..V8).
+stays cheap; its result class, ``ParseResult``, lives in ``sage_flags._result``,
+which the compiled core uses without this module (docs/IMPLEMENTATION.md D23).
+docs/SPEC.md is the rule book; the comments cite its rule numbers (C1..C22, E1..E5,
+the suggestion's S1..S7, the values' V1..V8).
 """
 
 import os
 import stat
 
-from sage_flags import ParseResult
+from sage_flags._result import ParseResult
 from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS, VALUE_MODES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
-    from typing import Dict, Mapping, Optional, Tuple, Union
+    from typing import Dict, List, Mapping, Optional, Tuple, Union
 
     from sage_flags._vocab import ValueMode
 
@@ -214,17 +214,12 @@ class TooLarge(ValueError):
 
 def read_all(fd: int, limit: "Optional[int]" = None) -> bytes:
     """Everything left to read from an open file descriptor; TooLarge past ``limit`` bytes (None: no bound)."""
-    chunks = []
-    total = 0
-    while True:
-        want = 1 << 20 if limit is None else min(1 << 20, limit + 1 - total)
-        chunk = os.read(fd, want)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if limit is not None and total > limit:  # the file grew after fstat, or fstat's size lied (/proc)
-            raise TooLarge(total, limit)
+    from sage_flags._io import read_bounded
+
+    data = read_bounded(fd, (1 << 62) if limit is None else limit)
+    if limit is not None and len(data) > limit:  # the file grew after fstat, or fstat's size lied (/proc)
+        raise TooLarge(len(data), limit)
+    return data
 
 
 # Every file is read through one open: O_NONBLOCK, so that opening a FIFO returns at once (the fstat after it
@@ -252,21 +247,41 @@ def read_regular(path: "Union[str, bytes]", limit: "Optional[int]" = None) -> "O
         os.close(fd)
 
 
-def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
-    """The bytes of a regular file of at most CONFIG_LIMIT bytes, or None (C12, H1)."""
-    if path is None:
-        return None
-    try:
-        path = os.fsencode(path)
-    except (TypeError, UnicodeError):
-        return None
-    if not path:  # C11
-        return None
+def read_config(path: bytes) -> "Tuple[Optional[bytes], str, str]":
+    """C11, C12, H1: (its bytes, "", "") for a regular file of at most CONFIG_LIMIT bytes, else (None, code, why):
+    what ``config explain`` reports. Never blocks on a FIFO; raises OSError when the path cannot be examined."""
+    if not path:
+        return None, "empty-path", "empty path: no config, no defaults (C11)"
+    found = None
     try:
         found = read_regular(path, CONFIG_LIMIT)
-    except (OSError, ValueError):  # TooLarge too
+        kind = found[1] if found else os.stat(path).st_mode
+    except TooLarge as error:  # decided by fstat: not a byte of a huge file is read
+        why = "%d bytes, more than the %d a config may have: the whole file is ignored, no defaults (H1)"
+        return None, "too-large", why % (error.size, error.limit)
+    except OSError as error:
+        import errno
+
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            what = "a dangling symlink" if os.path.islink(path) else "does not exist"
+            return None, "missing", what + ": no defaults (C12)"
+        if error.errno == errno.ELOOP:
+            return None, "symlink-loop", "a symlink loop: no defaults (C12)"
+        kind = os.stat(path).st_mode  # a socket cannot be opened; anything else that cannot be examined raises
+        if stat.S_ISREG(kind):
+            raise
+    if found is not None:
+        return found[0], "", ""
+    name = next((" (%s)" % name for test, name in FILE_KINDS if test(kind)), "")
+    return None, "not-regular-file", "not a regular file%s: no defaults (C12)" % name
+
+
+def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
+    """The bytes of a regular file of at most CONFIG_LIMIT bytes, or None (C11, C12, H1)."""
+    try:
+        return read_config(os.fsencode(path))[0]  # type: ignore[arg-type]
+    except (OSError, ValueError, TypeError, UnicodeError):  # None, a NUL in the path
         return None
-    return None if found is None else found[0]
 
 
 def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
@@ -274,9 +289,23 @@ def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
     data = _read_regular_file(path)
     if data is None or b"\0" in data:  # C12
         return {}
-    if data.startswith(b"\xef\xbb\xbf"):  # C13: a UTF-8 BOM
-        data = data[3:]
-    lines = set()
-    for line in data.split(b"\n"):  # C13
-        lines.add(line[:-1] if line.endswith(b"\r") else line)
+    lines = set(config_lines(data))
     return {key: True for key, line in DEFAULT_LINES.items() if line in lines}  # C14
+
+
+def config_lines(data: bytes) -> "List[bytes]":
+    """C13: a config's lines: a UTF-8 BOM dropped, split at LF, one CR at the end of a line dropped (the one split
+    ``load_defaults`` and ``config explain`` share)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return [line[:-1] if line.endswith(b"\r") else line for line in data.split(b"\n")]
+
+
+# C12: what a config path can be besides a regular file, as `config explain` names it.
+FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)

@@ -1,4 +1,4 @@
-//! `sage-flags`, native: argv as bytes into `sage_flags_core::cli::program`, its exit status out.
+//! `sage-flags`, native: argv as bytes into `sage_flags_cli::program`, its exit status out.
 //! The subcommands only the Python package has are handed to the Python this executable was
 //! installed for (docs/IMPLEMENTATION.md D27, D27.1).
 #![forbid(unsafe_code)]
@@ -8,7 +8,7 @@ use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use sage_flags_core::cli::{program, Exit};
+use sage_flags_cli::{program, Exit};
 
 mod installation;
 

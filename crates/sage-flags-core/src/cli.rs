@@ -1,23 +1,12 @@
-//! The `parse`, `batch` and `announce` commands on argv bytes, shared by every Rust front end
-//! and by the vector tests (C1-C3, C10, C19, C22, A1-A4), and [`program`]: the whole `sage-flags`
-//! command line of the native executable (docs/IMPLEMENTATION.md D26).
+//! The `parse`, `batch` and `announce` commands on argv bytes (C1-C3, C10, C19, C22, A1-A4). The
+//! one dispatcher over them, with `hook` and `--version`, is the native executable's
+//! (`crates/sage-flags-cli`, docs/IMPLEMENTATION.md D26).
 
 use std::io::{self, Read, Write};
 
 use crate::announce::{is_workflow_name, render};
+use crate::io::{read_bounded, OK, PARSE_ERROR, USAGE_ERROR};
 use crate::{load_defaults, parse_bytes, Defaults};
-
-/// C19: exit statuses.
-pub const OK: i32 = 0;
-/// At least one ARGUMENTS was an error (E1-E4); the JSON is still printed.
-pub const PARSE_ERROR: i32 = 1;
-/// A command line the command refuses (C3): nothing on stdout.
-pub const USAGE_ERROR: i32 = 2;
-/// stdout is closed, full or a broken pipe (H9): [`WRITE_FAILED_MESSAGE`] on stderr.
-pub const WRITE_FAILED: i32 = 4;
-/// H9: the one stderr line of every layer when the output could not be written.
-pub const WRITE_FAILED_MESSAGE: &str =
-    "sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n";
 
 /// What a command printed and its exit status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,14 +73,8 @@ fn read_stdin_arguments(stdin: Option<&mut dyn Read>) -> Result<Vec<u8>, &'stati
     let Some(stdin) = stdin else {
         return Err("--stdin: standard input is a terminal");
     };
-    let mut data = Vec::new();
-    let mut limited = stdin.take(STDIN_LIMIT as u64 + 1);
     // A read error ends the input, as in batch (no stdin at all: no bytes).
-    while let Err(error) = limited.read_to_end(&mut data) {
-        if error.kind() != io::ErrorKind::Interrupted {
-            break;
-        }
-    }
+    let data = read_bounded(stdin, STDIN_LIMIT).unwrap_or_default();
     if data.contains(&0) {
         return Ok(vec![0xff]); // I3: a NUL is E4, exactly as invalid UTF-8 (checked before the size, as bash)
     }
@@ -229,90 +212,6 @@ pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) ->
     Output { stdout: text.into_bytes(), stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
 }
 
-/// A whole command line: `argv[0]` is the command (`parse`, `batch` or `announce`), the rest its items.
-/// `stdin` is not a terminal.
-pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
-    match argv.split_first() {
-        Some((command, args)) if command.as_ref() == b"parse" => run_parse(args, Some(stdin)),
-        Some((command, args)) if command.as_ref() == b"batch" => run_batch(args, stdin),
-        Some((command, args)) if command.as_ref() == b"announce" => run_announce(args, Some(stdin)),
-        Some((command, _)) => {
-            Output::usage(&format!("unknown command '{}'", String::from_utf8_lossy(command.as_ref())))
-        }
-        None => Output::usage("a command is required"),
-    }
-}
-
-/// The version every layer reports (`sage-flags --version`): the workspace's, equal to the Python package's.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The subcommands only the Python package has: the native program hands them over (D26).
-pub const PYTHON_ONLY: [&[u8]; 7] = [b"help", b"--help", b"-h", b"config", b"persist", b"resume", b"adopt"];
-
-/// How the `sage-flags` program ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
-    /// Done: exit with this status.
-    Status(i32),
-    /// A subcommand in [`PYTHON_ONLY`]: nothing was read or written; the caller hands the
-    /// whole command line to the Python package of its installation.
-    Python,
-}
-
-/// The native `sage-flags` program: `argv` is its command line without the program name.
-/// `parse`, `batch` (streamed, C22), `announce` and `--version` run here, with the same bytes
-/// and statuses as the Python command line; a usage error is one `sage-flags: ...` line on
-/// stderr and status 2. Like every layer, output that cannot be written (stdout closed, full,
-/// or a reader gone) ends the program with status 4 and [`WRITE_FAILED_MESSAGE`] (H9).
-/// `stdin_is_terminal`: `--stdin` refuses to wait for a person to type (I5).
-pub fn program<A: AsRef<[u8]>>(
-    argv: &[A],
-    stdin: &mut dyn Read,
-    stdin_is_terminal: bool,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> Exit {
-    let Some((command, args)) = argv.split_first() else {
-        return usage(stderr, "a subcommand is required");
-    };
-    let output = match command.as_ref() {
-        b"parse" => run_parse(args, (!stdin_is_terminal).then_some(stdin)),
-        b"announce" => run_announce(args, (!stdin_is_terminal).then_some(stdin)),
-        b"hook" => {
-            return Exit::Status(crate::hook::run_hook(args, (!stdin_is_terminal).then_some(stdin), stdout, stderr))
-        }
-        b"--version" | b"-V" => Output { stdout: format!("sage-flags {VERSION}\n").into_bytes(), ..Output::default() },
-        b"batch" => {
-            return match run_batch_streaming(args, stdin, stdout) {
-                Ok(Ok(status)) => Exit::Status(status),
-                Ok(Err(message)) => usage(stderr, message),
-                Err(error) => write_failed(stderr, &error),
-            }
-        }
-        name if PYTHON_ONLY.contains(&name) => return Exit::Python,
-        name => return usage(stderr, &format!("unknown subcommand '{}'", String::from_utf8_lossy(name))),
-    };
-    if output.status == USAGE_ERROR {
-        return usage(stderr, String::from_utf8_lossy(&output.stderr).trim_end_matches('\n'));
-    }
-    match stdout.write_all(&output.stdout).and_then(|()| stdout.flush()) {
-        Ok(()) => Exit::Status(output.status),
-        Err(error) => write_failed(stderr, &error),
-    }
-}
-
-fn usage(stderr: &mut dyn Write, message: &str) -> Exit {
-    // Nothing more can be done when stderr itself is gone.
-    let _ = writeln!(stderr, "sage-flags: {message} (try 'sage-flags --help')");
-    Exit::Status(USAGE_ERROR)
-}
-
-fn write_failed(stderr: &mut dyn Write, _error: &io::Error) -> Exit {
-    // Nothing more can be done when stderr is gone too.
-    let _ = stderr.write_all(WRITE_FAILED_MESSAGE.as_bytes());
-    Exit::Status(WRITE_FAILED)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,15 +269,15 @@ mod tests {
     #[test]
     fn batch_records_and_status() {
         let mut input: &[u8] = b"go\0--bad\0\0--autonomous tail";
-        let output = run(&["batch"], &mut input);
+        let output = run_batch(&[] as &[&str], &mut input);
         assert_eq!(output.status, PARSE_ERROR);
         let text = String::from_utf8(output.stdout).unwrap();
         assert_eq!(text.lines().count(), 4);
         assert!(text.lines().nth(3).unwrap().contains("\"goal\": \"tail\""));
         let mut nothing: &[u8] = b"";
-        assert_eq!(run(&["batch"], &mut nothing), Output::default());
+        assert_eq!(run_batch(&[] as &[&str], &mut nothing), Output::default());
         let mut input: &[u8] = b"x\0";
-        assert_eq!(run(&["batch", "x"], &mut input).status, USAGE_ERROR);
+        assert_eq!(run_batch(&["x"], &mut input).status, USAGE_ERROR);
     }
 
     /// A reader that hands out one byte at a time: records cross chunk boundaries.
@@ -400,83 +299,9 @@ mod tests {
     #[test]
     fn batch_records_split_across_reads() {
         let stdin = b"--quality-locked a b\0c\0";
-        let whole = run(&["batch"], &mut &stdin[..]);
-        let trickled = run(&["batch"], &mut Trickle(stdin));
+        let whole = run_batch(&[] as &[&str], &mut &stdin[..]);
+        let trickled = run_batch(&[] as &[&str], &mut Trickle(stdin));
         assert_eq!(whole, trickled);
         assert_eq!(whole.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
-    }
-}
-
-#[cfg(test)]
-mod program_tests {
-    use super::*;
-
-    /// (exit, stdout, stderr) of the program on `argv` and `stdin`.
-    fn call(argv: &[&str], stdin: &[u8]) -> (Exit, Vec<u8>, Vec<u8>) {
-        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let exit = program(argv, &mut &stdin[..], false, &mut stdout, &mut stderr);
-        (exit, stdout, stderr)
-    }
-
-    #[test]
-    fn native_subcommands_match_run() {
-        let (exit, stdout, stderr) = call(&["parse", "--autonomous", "go"], b"");
-        assert_eq!(
-            (exit, stdout, stderr.is_empty()),
-            (Exit::Status(OK), run(&["parse", "--autonomous", "go"], &mut &b""[..]).stdout, true)
-        );
-        let (exit, stdout, _) = call(&["announce", "build", "--nope"], b"");
-        assert_eq!(exit, Exit::Status(PARSE_ERROR));
-        assert!(stdout.starts_with(b"Sage: Unknown flag '--nope'."));
-        let (exit, stdout, _) = call(&["batch"], b"a\0--x\0");
-        assert_eq!((exit, stdout.iter().filter(|&&b| b == b'\n').count()), (Exit::Status(PARSE_ERROR), 2));
-        let (exit, stdout, _) = call(&["--version"], b"");
-        assert_eq!((exit, stdout), (Exit::Status(OK), format!("sage-flags {VERSION}\n").into_bytes()));
-    }
-
-    #[test]
-    fn usage_errors_are_one_prefixed_line() {
-        for argv in
-            [&[][..], &["nope"], &["parse", "--config-path"], &["batch", "x"], &["announce"], &["announce", "Build"]]
-        {
-            let (exit, stdout, stderr) = call(argv, b"");
-            assert_eq!(exit, Exit::Status(USAGE_ERROR), "{argv:?}");
-            assert!(stdout.is_empty(), "{argv:?}");
-            assert!(
-                stderr.starts_with(b"sage-flags: ") && stderr.ends_with(b"(try 'sage-flags --help')\n"),
-                "{argv:?}"
-            );
-            assert_eq!(stderr.iter().filter(|&&b| b == b'\n').count(), 1, "{argv:?}");
-        }
-    }
-
-    #[test]
-    fn python_only_subcommands_touch_nothing() {
-        for command in PYTHON_ONLY {
-            let name = std::str::from_utf8(command).unwrap();
-            let (exit, stdout, stderr) = call(&[name, "x"], b"unread");
-            assert_eq!((exit, stdout.is_empty(), stderr.is_empty()), (Exit::Python, true, true), "{name}");
-        }
-    }
-
-    /// A writer whose reader has gone away.
-    struct Closed;
-
-    impl Write for Closed {
-        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
-            Err(io::ErrorKind::BrokenPipe.into())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn a_closed_stdout_is_status_4_and_one_line() {
-        for argv in [&["parse", "go"][..], &["batch"], &["announce", "build", "x"], &["--version"]] {
-            let mut stderr = Vec::new();
-            let exit = program(argv, &mut &b"a\0"[..], false, &mut Closed, &mut stderr);
-            assert_eq!((exit, stderr), (Exit::Status(WRITE_FAILED), WRITE_FAILED_MESSAGE.as_bytes().to_vec()));
-        }
     }
 }

@@ -1,9 +1,9 @@
 //! C11-C14: which modes a config file turns on by default. Bytes in, never an error out.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
+use crate::io::read_bounded;
 use crate::{Defaults, MODES};
 
 /// O_NONBLOCK for this target, so that opening a FIFO returns at once (C12).
@@ -70,7 +70,7 @@ fn read_regular_file(path: &[u8]) -> Option<Vec<u8>> {
     if path.is_empty() || path.contains(&0) {
         return None; // C11; a NUL cannot be in a path
     }
-    let file = open_without_blocking(bytes_to_path(path)?)?;
+    let mut file = open_without_blocking(bytes_to_path(path)?)?;
     // fstat on the open descriptor: a FIFO, device or directory is rejected here, and so is
     // a file too large (H1), before a byte of it is read.
     let metadata = file.metadata().ok()?;
@@ -78,8 +78,7 @@ fn read_regular_file(path: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     // At most one byte past the bound, whatever fstat said (a file growing meanwhile).
-    let mut data = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
-    file.take(CONFIG_LIMIT + 1).read_to_end(&mut data).ok()?;
+    let data = read_bounded(&mut file, CONFIG_LIMIT as usize).ok()?;
     if data.len() as u64 > CONFIG_LIMIT {
         return None;
     }

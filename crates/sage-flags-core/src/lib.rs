@@ -5,45 +5,27 @@
 //! - [`parse`] turns ARGUMENTS into a [`ParseResult`] (C5-C10, C15, C18);
 //! - [`load_defaults`] reads a config file into [`Defaults`] (C11-C14);
 //! - [`ParseResult::to_json`] gives the one output line (C16, C17);
-//! - [`cli`] is the argv/stdin front end every command line shares (C1-C3, C19, C22), [`announce`]
-//!   the text a workflow shows its user (A1-A4).
+//! - [`cli`] holds the `parse`, `batch` and `announce` commands on argv bytes (C1-C3, C22),
+//!   [`announce`] the text a workflow shows its user (A1-A4), [`io`] the exit statuses (C19) and
+//!   the one bounded read.
 #![forbid(unsafe_code)]
 
 pub mod announce;
 pub mod cli;
 mod config;
-pub mod hook;
+pub mod io;
 pub mod suggest;
+mod value_mode;
 pub mod vocab;
 
 pub use config::{load_defaults, parse_defaults, CONFIG_LIMIT};
+pub use value_mode::ValueMode;
 pub use vocab::{MODES, SUPPORTED_FLAGS, VALUE_MODES};
 
 /// How many modes the vocabulary has.
 pub const MODE_COUNT: usize = MODES.len();
 /// How many of them take a value (docs/SPEC.md V1).
 pub const VALUE_COUNT: usize = VALUE_MODES.len();
-
-/// A mode's value, as the vocabulary declares it (V1): `--<name>=N`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ValueMode {
-    /// The index of its mode in [`MODES`].
-    pub mode: usize,
-    /// The JSON key of the number.
-    pub field: &'static str,
-    /// The JSON key of the note.
-    pub note_field: &'static str,
-    /// The words for E5 (what a number of this mode counts).
-    pub name: &'static str,
-    /// The placeholder in the flag lists (`N`).
-    pub metavar: &'static str,
-    /// The number when the mode is on and no token gave one (V4).
-    pub default: u32,
-    /// The smallest number a token may give (V2).
-    pub minimum: u32,
-    /// The largest number; above it, clamped with a note (V5).
-    pub cap: u32,
-}
 
 /// E4, the message for text that is not valid UTF-8 (C10).
 pub const E4: &str = "Arguments are not valid UTF-8.";

@@ -1,11 +1,12 @@
-//! Every vector in parity/vectors/*.json, in-process through `cli::run` (the argv
-//! front end every Rust command line shares). The format is parity/vectors.py's.
+//! Every vector in parity/vectors/*.json that the native program runs itself, in process through
+//! its one dispatcher, `program`. The format is parity/vectors.py's.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sage_flags_core::cli::{self, USAGE_ERROR};
+use sage_flags_cli::{program, Exit};
+use sage_flags_core::io::{UNAVAILABLE, USAGE_ERROR};
 use serde_json::Value;
 
 const CONFIG_PLACEHOLDER: &[u8] = b"{config}";
@@ -83,7 +84,7 @@ struct WorkDir(PathBuf);
 
 impl WorkDir {
     fn new(name: &str) -> WorkDir {
-        let path = std::env::temp_dir().join(format!("sage-flags-core-{}-{name}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("sage-flags-cli-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&path);
         fs::create_dir_all(&path).unwrap();
         WorkDir(path)
@@ -111,24 +112,24 @@ fn check(name: &str, data: &Value) -> Option<String> {
         });
     }
     let stdin = data.get("stdin").map(to_bytes).unwrap_or_default();
-    let output = cli::run(&argv, &mut &stdin[..]);
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let Exit::Status(status) = program(&argv, &mut &stdin[..], false, &mut stdout, &mut stderr) else {
+        return Some(format!("{name}: handed to Python"));
+    };
     let want_stdout = data["stdout"].as_str().expect("stdout");
     let want_status = data["status"].as_i64().expect("status") as i32;
-    if output.stdout != want_stdout.as_bytes() {
-        return Some(format!(
-            "{name}: stdout\n  got  {:?}\n  want {want_stdout:?}",
-            String::from_utf8_lossy(&output.stdout)
-        ));
+    if stdout != want_stdout.as_bytes() {
+        return Some(format!("{name}: stdout\n  got  {:?}\n  want {want_stdout:?}", String::from_utf8_lossy(&stdout)));
     }
-    if output.status != want_status {
-        return Some(format!("{name}: status {} instead of {want_status}", output.status));
+    if status != want_status {
+        return Some(format!("{name}: status {status} instead of {want_status}"));
     }
-    let stderr_ok = if want_status == USAGE_ERROR {
-        output.stderr.ends_with(b"\n") && output.stderr.iter().filter(|&&b| b == b'\n').count() == 1
+    let stderr_ok = if want_status == USAGE_ERROR || want_status == UNAVAILABLE {
+        stderr.ends_with(b"\n") && stderr.iter().filter(|&&b| b == b'\n').count() == 1
     } else {
-        output.stderr.is_empty()
+        stderr.is_empty()
     };
-    (!stderr_ok).then(|| format!("{name}: stderr {:?}", String::from_utf8_lossy(&output.stderr)))
+    (!stderr_ok).then(|| format!("{name}: stderr {:?}", String::from_utf8_lossy(&stderr)))
 }
 
 #[test]
@@ -146,14 +147,14 @@ fn every_vector_in_process() {
         let data: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
         // `env` vectors run too: no environment variable can reach the in-process core.
         let command = data.get("command").and_then(Value::as_str).unwrap_or("parse").to_owned();
-        // persist and resume belong to the Python package and the bash port, not to the core.
-        if matches!(command.as_str(), "parse" | "batch" | "announce") {
+        // persist and resume belong to the Python package (the program hands them over).
+        if matches!(command.as_str(), "parse" | "batch" | "announce" | "hook") {
             failures.extend(check(&name, &data));
         }
         *commands.entry(command).or_insert(0) += 1;
     }
     assert!(paths.len() >= 200, "only {} vectors found", paths.len());
     assert!(commands.get("parse").copied().unwrap_or(0) >= 150, "{commands:?}");
-    assert!(commands.contains_key("batch") && commands.contains_key("announce"), "{commands:?}");
+    assert!(["batch", "announce", "hook"].iter().all(|c| commands.contains_key(*c)), "{commands:?}");
     assert!(failures.is_empty(), "{} of {} vectors fail:\n{}", failures.len(), paths.len(), failures.join("\n"));
 }
