@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict
 
 from parity.layers import ROOT
 
@@ -69,17 +69,21 @@ def run_tool(release: Path, *args: str, cwd: Path) -> subprocess.CompletedProces
     )
 
 
-def write_manifests(release: Path, workdir: Path) -> Dict[str, Path]:
-    """Each manifest Sage's writers leave, in a project of its own under ``workdir``."""
-    made: Dict[str, Path] = {}
-    for name, steps in (
+WRITERS = (
         ("template", []),
         ("ledger", [["ledger.py", "init", "{m}", "{plan}"]]),
         ("scope", [["manifest.py", "scope", "derive", "{m}"]]),
         ("scope-graph", [["manifest.py", "scope", "derive", "{m}"], ["manifest.py", "graph", "derive", "{m}"]]),
         ("all", [["ledger.py", "init", "{m}", "{plan}"], ["manifest.py", "scope", "derive", "{m}"],
                  ["manifest.py", "graph", "derive", "{m}"]]),
-    ):
+)
+NAMES = tuple(name for name, _ in WRITERS)
+
+
+def write_manifests(release: Path, workdir: Path) -> Dict[str, Path]:
+    """Each manifest Sage's writers leave, in a project of its own under ``workdir``."""
+    made: Dict[str, Path] = {}
+    for name, steps in WRITERS:
         project = workdir / name
         cycle = project / ".sage" / "work" / "20261203-parse-flags"
         cycle.mkdir(parents=True)
@@ -101,7 +105,3 @@ def check(release: Path, manifest: Path) -> subprocess.CompletedProcess:
     """Sage's own `manifest.py check` on one manifest, from its project's root."""
     project = manifest.parents[3]
     return run_tool(release, "manifest.py", "check", str(manifest), "--repo-root", str(project), cwd=project)
-
-
-def release_or_none(workdir: Path) -> Optional[Path]:
-    return extract(TARBALL, workdir) if TARBALL.is_file() else None

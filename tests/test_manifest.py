@@ -44,8 +44,10 @@ from process_trace import process_calls
 from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
+import sage_manifests
 from parity import vectors, yaml_oracle
 from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
+from parity.optional import missing
 from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
 
@@ -552,3 +554,42 @@ def test_fuzz_yaml_oracle_in_process(before: Optional[bytes], args: List[str], r
         result = reference.parse(" ".join(resume_args))
         resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(before))) + "\n"
         counts.append(yaml_oracle.check_resume(before, resumed.encode("utf-8")))
+
+
+# --------------------------------------------------------------- Sage's own manifests (issue 33)
+
+
+@pytest.fixture(scope="module")
+def sage_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not sage_manifests.TARBALL.is_file():
+        pytest.skip(missing("Sage 1.3.21's release tarball", f"{sage_manifests.TARBALL} runs Sage's own writers"))
+    return sage_manifests.extract(sage_manifests.TARBALL, tmp_path_factory.mktemp("sage"))
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+@pytest.mark.parametrize("name", sage_manifests.NAMES)
+def test_sage_writers_manifests(sage_release: Path, name: str, layer: Layer, tmp_path: Path) -> None:
+    """P11: on the cycle manifest of Sage's template and on those Sage's ledger, scope and graph writers leave
+    (a plan title with a colon, globs YAML reads as aliases: front matters YAML rejects), persist records the
+    modes in the flags block alone (Sage 1.3's `subagents` entry kept), resume restores them, and Sage's own
+    `manifest.py check` passes before and after."""
+    path = sage_manifests.write_manifests(sage_release, tmp_path)[name]
+    assert sage_manifests.check(sage_release, path).returncode == 0
+    before = path.read_bytes()
+    line = parse_line(["--quality-locked", "--autonomous", "go"])
+    done = layer.run("persist", [os.fsencode(path)], stdin=line)
+    assert (done.returncode, done.stdout, done.stderr) == (0, line, b"")
+    after = path.read_bytes()
+    flags_before = b"flags:\n  quality_locked: false        # resolved value (flag or config-default)\n"
+    flags_before += b"  autonomous: false            # resolved value (flag or config-default)\n"
+    assert flags_before in before
+    assert after == before.replace(flags_before, flags_before.replace(b": false", b": true"))
+    assert yaml_oracle.check_persist(before, line, 0, after)
+    check = sage_manifests.check(sage_release, path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    resumed = layer.run("resume", [os.fsencode(path), "go"])
+    fields = json.loads(resumed.stdout)
+    assert resumed.returncode == 0 and resumed.stderr == b""
+    assert [fields[k] for k in MODE_KEYS] == [True, True]
+    assert [fields[k + "_source"] for k in MODE_KEYS] == ["manifest", "manifest"]
+    yaml_oracle.check_resume(after, resumed.stdout)
