@@ -70,12 +70,18 @@ def run_tool(release: Path, *args: str, cwd: Path) -> subprocess.CompletedProces
 
 
 WRITERS = (
-        ("template", []),
-        ("ledger", [["ledger.py", "init", "{m}", "{plan}"]]),
-        ("scope", [["manifest.py", "scope", "derive", "{m}"]]),
-        ("scope-graph", [["manifest.py", "scope", "derive", "{m}"], ["manifest.py", "graph", "derive", "{m}"]]),
-        ("all", [["ledger.py", "init", "{m}", "{plan}"], ["manifest.py", "scope", "derive", "{m}"],
-                 ["manifest.py", "graph", "derive", "{m}"]]),
+    ("template", []),
+    ("ledger", [["ledger.py", "init", "{m}", "{plan}"]]),
+    ("scope", [["manifest.py", "scope", "derive", "{m}"]]),
+    ("scope-graph", [["manifest.py", "scope", "derive", "{m}"], ["manifest.py", "graph", "derive", "{m}"]]),
+    (
+        "all",
+        [
+            ["ledger.py", "init", "{m}", "{plan}"],
+            ["manifest.py", "scope", "derive", "{m}"],
+            ["manifest.py", "graph", "derive", "{m}"],
+        ],
+    ),
 )
 NAMES = tuple(name for name, _ in WRITERS)
 

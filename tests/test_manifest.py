@@ -38,13 +38,13 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+import sage_manifests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from process_trace import process_calls
 from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
-import sage_manifests
 from parity import vectors, yaml_oracle
 from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
 from parity.optional import missing
@@ -355,9 +355,8 @@ def test_bash_resume_restores_nothing(bash: BashInterpreter, vector: vectors.Vec
     if not args:
         assert (result.returncode, result.stdout, result.stderr.count(b"\n")) == (2, b"", 1)
         return
-    parsed = subprocess.run(
-        [bash.path, str(BASH_PARSE), *args[1:]], input=vector.stdin, capture_output=True, env={**os.environ, **vector.env}
-    )
+    env = {**os.environ, **vector.env}
+    parsed = subprocess.run([bash.path, str(BASH_PARSE), *args[1:]], input=vector.stdin, capture_output=True, env=env)
     expected = parsed.stdout[:-2] + b', "notes": []}\n' if parsed.stdout else b""
     assert (result.returncode, result.stdout) == (parsed.returncode, expected)
     assert result.stderr.count(b"\n") == parsed.stderr.count(b"\n")
