@@ -592,3 +592,22 @@ def test_sage_writers_manifests(sage_release: Path, name: str, layer: Layer, tmp
     assert [fields[k] for k in MODE_KEYS] == [True, True]
     assert [fields[k + "_source"] for k in MODE_KEYS] == ["manifest", "manifest"]
     yaml_oracle.check_resume(after, resumed.stdout)
+
+
+YAML_SCALARS = ["true", "True", "TRUE", "yes", "Yes", "on", "ON", "off", "no", "NO", "false", "tRue", "y", "n"]
+YAML_SCALARS += ["1", "0", "~", "null", "'true'", '"yes"', "0x1f", "017", "09", "1_000", "1:30", "-0b1_0", "+3"]
+YAML_SCALARS += ["_1", "1e3", "0x", "0_"]
+
+
+@pytest.mark.parametrize("token", YAML_SCALARS)
+def test_values_are_read_as_yaml_reads_them(token: str) -> None:
+    """R1, P11.3: a mode is restored exactly when PyYAML reads a boolean there, with its value; a number is
+    the int PyYAML reads (the value modes' numbers, in the vocabularies that have them)."""
+    before = b"---\nflags:\n  quality_locked: " + token.encode() + b"\n---\n"
+    held = yaml_oracle.load(yaml_oracle.split(before)[0])["flags"]["quality_locked"]
+    fields = manifest.resume_fields(reference.parse("go"), manifest.recorded_values(before))
+    resumed = (manifest._render(fields) + "\n").encode()
+    restored = json.loads(resumed)["quality_locked_source"] == "manifest"
+    assert restored == (type(held) is bool)
+    assert yaml_oracle.check_resume(before, resumed) == restored
+    assert manifest._yaml_int(token.encode()) == (held if type(held) is int else None)

@@ -428,21 +428,23 @@ def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
 
 # R1: a plain token as YAML 1.1 (PyYAML's resolver) reads it: a bool, an int, or neither (a string, a null ...).
 _YAML_BOOL = re.compile(rb"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF")
-_YAML_INT = re.compile(rb"[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|0|[1-9][0-9_]*)")
+_YAML_INT = re.compile(rb"[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|0|[1-9][0-9_]*(:[0-5]?[0-9])*)")
 
 
 def _yaml_int(token: bytes) -> "Optional[int]":
-    """The int YAML reads in a plain token (sexagesimal `1:30` never: a key's value holds no `:` here)."""
+    """The int YAML 1.1 reads in a plain token (`2`, `0x2`, `0b10`, `02`, `1_0`, `1:30` = 90), else None."""
     if not _YAML_INT.fullmatch(token) or len(token) > 64:
         return None
     sign = -1 if token[:1] == b"-" else 1
     digits = token.lstrip(b"+-").replace(b"_", b"")
-    for prefix, base in ((b"0b", 2), (b"0x", 16)):
-        if digits.startswith(prefix):
-            return sign * int(digits[2:] or b"0", base) if digits[2:] else None
-    if len(digits) > 1 and digits.startswith(b"0"):
-        return sign * int(digits, 8)
-    return sign * int(digits) if digits else None
+    if digits[:2] in (b"0b", b"0x"):
+        return sign * int(digits[2:], 2 if digits[1:2] == b"b" else 16) if digits[2:] else None
+    if b":" in digits:
+        number = 0
+        for part in digits.split(b":"):
+            number = number * 60 + int(part)
+        return sign * number
+    return sign * int(digits, 8 if digits[:1] == b"0" and len(digits) > 1 else 10) if digits else None
 
 
 def value_tokens(values: "Dict[str, Union[bool, int]]") -> "List[bytes]":
