@@ -611,3 +611,25 @@ def test_values_are_read_as_yaml_reads_them(token: str) -> None:
     assert restored == (type(held) is bool)
     assert yaml_oracle.check_resume(before, resumed) == restored
     assert manifest._yaml_int(token.encode()) == (held if type(held) is int else None)
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_a_link_planted_as_the_temp_file_is_never_written_through(layer: Layer, tmp_path: Path) -> None:
+    """P6, issue 33 defect 1: in a shared folder, a link another user puts where persist's temp file goes
+    (`.manifest.md.sage-flags-tmp.<pid>`, for the pids persist may get) leads to a file persist never writes;
+    the manifest itself is written."""
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"the victim's own bytes\n")
+    path = tmp_path / "work" / "manifest.md"
+    path.parent.mkdir()
+    path.write_bytes(b"---\nflags:\n  autonomous: false\n---\n")
+    for pid in [os.getpid(), *range(os.getpid() + 1, os.getpid() + 64)]:
+        (path.parent / f".manifest.md.sage-flags-tmp.{pid}").symlink_to(victim)
+    line = parse_line(["--autonomous", "go"])
+    done = layer.run("persist", [os.fsencode(path)], stdin=line)
+    assert (done.returncode, done.stdout, done.stderr) == (0, line, b"")
+    assert path.read_bytes() == b"---\nflags:\n  autonomous: true\n  quality_locked: false\n---\n"
+    assert victim.read_bytes() == b"the victim's own bytes\n"
+    manifest.persist(os.fsencode(path), {"quality_locked": True, "autonomous": False})  # this process's pid
+    assert victim.read_bytes() == b"the victim's own bytes\n"
+    assert path.read_bytes() == b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\n"
