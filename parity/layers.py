@@ -80,6 +80,9 @@ def _native_available(env: Dict[str, str]) -> bool:
 
 # The subcommands the runners drive; the bash port has one script per subcommand.
 COMMANDS = ("parse", "batch", "announce", "persist", "resume")
+# What the bash layer answers as every layer does: persist.sh and resume.sh only refuse (they record and restore
+# nothing, SPEC P12), so the persist and resume vectors run in the Python layers, where the one implementation is.
+BASH_COMMANDS = ("parse", "batch", "announce")
 # `python -m core.flag_parser` is the drop-in for workflows: they call parse and announce through it.
 COMPAT_COMMANDS = ("parse", "announce")
 # What the native executable runs itself; it hands persist and resume to the Python beside it (SPEC D27),
@@ -183,7 +186,7 @@ def project_layers(root: Path) -> List[Layer]:
                 Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, {"PATH": path, "SAGE_FLAGS_BACKEND": ""})
             )
     # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
-    scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in COMMANDS}
+    scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in BASH_COMMANDS}
     for bash in bash_interpreters():
         layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}, bash=bash.path))
     return layers

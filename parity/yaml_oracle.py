@@ -5,7 +5,10 @@ and lets PyYAML read it. For a manifest whose frontmatter is valid YAML (a mappi
 - persist with status 0 leaves a frontmatter that loads as the old mapping with exactly the persisted
   entries under `flags`, and the body byte-identical; any other status leaves the file byte-identical
   (checked by the callers);
-- every mode resume reports with source "manifest" has that value under `flags` for PyYAML.
+- resume restores exactly the modes PyYAML reads as booleans under `flags` (those no flag of its own set), with
+  those values, or nothing at all (a front matter the whitelist of P11 refuses, R2).
+For one PyYAML cannot load (Sage's own writers make such front matters, SPEC P11), persist with status 0 leaves
+every line outside the `flags` block byte for byte.
 """
 
 from __future__ import annotations
@@ -71,13 +74,40 @@ def persisted_entries(line: bytes) -> Dict[str, object]:
     return entries
 
 
+_FLAGS_KEY = re.compile(rb"flags[ \t]*:")
+
+
+def outside_flags(data: bytes) -> bytes:
+    """The bytes with the top-level `flags:` line and the indented or blank lines right under it taken out."""
+    lines = _lf_lines(data)
+    kept: List[bytes] = []
+    in_block = False
+    for line in lines:
+        if _FLAGS_KEY.match(line):
+            in_block = True
+            continue
+        if in_block and (line[:1] in (b" ", b"\t") or not line.strip()):
+            continue
+        in_block = False
+        kept.append(line)
+    return b"".join(kept)
+
+
 def check_persist(before: Optional[bytes], line: bytes, status: int, after: Optional[bytes]) -> bool:
-    """Assert the oracle for one persist run; False when it does not apply (the old frontmatter is not YAML)."""
+    """Assert the oracle for one persist run; False when it does not apply (no front matter PyYAML loads, and
+    not written)."""
     try:
         old_frontmatter, old_body = split(before)
         old = load(old_frontmatter)
     except NotYaml:
-        return False
+        if status != 0:
+            assert after == before, "persist changed a manifest although its status was %d" % status
+            return False
+        assert after is not None and outside_flags(after) == outside_flags(before or b""), (
+            "persist changed a line outside the flags block of a front matter YAML does not load:\n%r\n%r"
+            % (before, after)
+        )
+        return True
     if status != 0:
         assert after == before, "persist changed a manifest although its status was %d" % status
         return True
@@ -97,22 +127,31 @@ def check_persist(before: Optional[bytes], line: bytes, status: int, after: Opti
 
 
 def check_resume(manifest: Optional[bytes], stdout: bytes) -> bool:
-    """Assert the oracle for one resume run: every mode restored from the manifest is what PyYAML reads."""
+    """Assert the oracle for one resume run: it restores exactly the booleans PyYAML reads under `flags` for
+    the modes no flag set (each value mode's number too, where YAML holds one in range), or nothing."""
     if not stdout:
         return False
     fields = json.loads(stdout)
-    restored = [key for key, _ in MODES if fields[key + "_source"] == "manifest"]
-    if not restored:
-        return False
+    restored = {key: fields[key] for key, _ in MODES if fields[key + "_source"] == "manifest"}
     try:
         flags = load(split(manifest)[0]).get("flags")
     except NotYaml:
-        return False  # not YAML: nothing to agree with (resume reads line by line, P4)
+        return False  # not YAML: nothing to agree with (resume reads line by line, P11)
+    if fields["error"] is not None or not restored:
+        return bool(restored)  # a parse error reads no manifest (R4); nothing restored: a refusal (R2)
     assert isinstance(flags, dict), "resume restored %s from a flags value that is not a mapping" % restored
-    for key in restored:
-        assert flags.get(key, _UNSET) is fields[key], "resume says %s: %r, YAML reads %r" % (
-            key,
-            fields[key],
-            flags.get(key, "(nothing)"),
-        )
+    held = {
+        key: flags[key]
+        for key, _ in MODES
+        if fields[key + "_source"] != "flag" and type(flags.get(key, _UNSET)) is bool
+    }
+    assert restored == held, "resume restored %r, YAML reads %r" % (restored, held)
+    for row in VALUE_MODES:
+        number = flags.get(row.field, _UNSET)
+        if restored.get(MODES[row.mode][0]) and type(number) is int and row.minimum <= number <= row.cap:
+            assert fields[row.field] == number, "resume says %s: %r, YAML reads %r" % (
+                row.field,
+                fields[row.field],
+                number,
+            )
     return True

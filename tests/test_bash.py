@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import select
 import shutil
 import subprocess
@@ -701,3 +702,34 @@ def test_a_terminal_stdin_is_refused_not_waited_on(bash: BashInterpreter, script
     assert (process.returncode, out) == (2, b"")
     assert err.count(b"\n") == 1 and b"standard input is a terminal" in err
     assert manifest.read_bytes() == b"---\ntitle: t\n---\n"
+
+
+# --- the size of the bash layer (issue 33) ----------------------------------------------------------
+
+SHELL_FILES = sorted((ROOT / "sage").rglob("*.sh"))
+MAX_CODE_LINES = 750  # parse, batch and announce, and the two refusals: no YAML reader in bash (SPEC P12)
+MAX_GLOBAL_NAMES = 27  # the SAGE_FLAGS_* names parse.sh, batch.sh and announce.sh used before issue 33
+
+
+def code_lines(text: str) -> int:
+    """Lines that are not blank, not comments and not inside a generated block (tools/generate.py)."""
+    count, generated = 0, False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("# BEGIN GENERATED", "# END GENERATED")):
+            generated = stripped.startswith("# BEGIN")
+        elif stripped and not stripped.startswith("#") and not generated:
+            count += 1
+    return count
+
+
+def test_the_bash_layer_stays_small() -> None:
+    """At most 750 lines of code in the shell files under sage/, and no more global SAGE_FLAGS_* names than the
+    staying scripts had: bash parses, the manifest is Python's."""
+    assert {p.name for p in SHELL_FILES} >= {"parse.sh", "batch.sh", "announce.sh", "persist.sh", "resume.sh"}
+    texts = [p.read_text(encoding="utf-8") for p in SHELL_FILES]
+    assert sum(code_lines(t) for t in texts) <= MAX_CODE_LINES
+    names = {name for t in texts for name in re.findall(r"SAGE_FLAGS_[A-Z0-9_]+", t)}
+    assert len(names) <= MAX_GLOBAL_NAMES, sorted(names)
+    block = "# %s GENERATED: x\nb\n# %s GENERATED: x\n" % ("BEGIN", "END")  # not a block of tools/generate.py
+    assert code_lines("a\n# c\n\n" + block + "  c  # d\n") == 2

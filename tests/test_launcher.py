@@ -395,3 +395,48 @@ def test_a_missing_env_interpreter_is_skipped_for_the_next_sage_flags_on_path(tm
     assert scenario.run([b"--which"]).stdout == f"installed: {later}/sage-flags (script)\n".encode()
     done = scenario.run([b"parse", b"--autonomous", b"go"])
     assert (done.returncode, done.stderr) == (0, b"") and b'"autonomous": true' in done.stdout
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("which", ["checkout", pytest.param("bash", marks=needs_bash)])
+def test_a_project_path_ending_in_a_newline(which: str, shell: Shell, tmp_path: Path) -> None:
+    """Issue 33, defect 6: `$(cd ... && pwd -P)` drops the newlines a path ends in, so the launcher found no
+    layer in a project whose folder's name ends in one."""
+    scenario = scenarios(tmp_path, which, shell)
+    project = tmp_path / "project\n"
+    parts = ("sage", "python") if which == "checkout" else ("sage",)
+    for part in parts:
+        shutil.copytree(ROOT / part, project / part, ignore=shutil.ignore_patterns("__pycache__"))
+    scenario.launcher = project / "sage" / "bin" / "sage-flags"
+    layer = f"checkout: python3 -m sage_flags (from {project}/python)" if which == "checkout" else f"bash: {project}/"
+    which_line = scenario.run([b"--which"])
+    assert (which_line.returncode, which_line.stderr) == (0, b"")
+    assert which_line.stdout.decode().startswith(layer), which_line.stdout
+    result = scenario.run([b"parse", b"--autonomous", b"go"])
+    assert (result.returncode, result.stdout, result.stderr) == (0, GO_AUTONOMOUS, b"")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("which", ["checkout", pytest.param("bash", marks=needs_bash)])
+def test_a_deleted_working_folder_adds_no_stderr_line(which: str, shell: Shell, tmp_path: Path) -> None:
+    """Issue 33, defect 8 (C19): run from a folder deleted meanwhile, the launcher parses with status 0 and
+    writes nothing to stderr of its own; the layer it runs (bash: `shell-init: error retrieving current
+    directory`) says nothing either. What the shell running the launcher prints as it starts (dash's
+    `getcwd() failed`, before the launcher's first line) is no line of the launcher's: a shell started with PWD
+    naming the folder (as the launcher gives its layers) prints nothing at all."""
+    scenario = scenarios(tmp_path, which, shell)
+    folder = tmp_path / "gone"
+
+    def run(argv: List[str], pwd: Optional[str] = None) -> subprocess.CompletedProcess:
+        folder.mkdir()
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SAGE_FLAGS_BACKEND", "VIRTUAL_ENV")}
+        env.update(scenario.env, PWD=pwd or str(folder))
+        return subprocess.run(
+            argv, capture_output=True, env=env, timeout=30, preexec_fn=lambda: (os.chdir(folder), os.rmdir(folder))
+        )
+
+    shell_alone = run([*shell.argv, "-c", ":"])
+    result = run([*shell.argv, str(LAUNCHER), "parse", "--autonomous", "go"])
+    assert (result.returncode, result.stdout, result.stderr) == (0, GO_AUTONOMOUS, shell_alone.stderr)
+    quiet = run([*shell.argv, str(LAUNCHER), "parse", "--autonomous", "go"], pwd="/proc/self/cwd")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, GO_AUTONOMOUS, b"")

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+import sage_manifests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from process_trace import process_calls
@@ -45,7 +46,8 @@ from sage_flags import manifest, reference
 from sage_flags._vocab import MODES
 
 from parity import vectors, yaml_oracle
-from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers, bash_interpreters
+from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
+from parity.optional import missing
 from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
 
@@ -82,7 +84,7 @@ def test_vectors_exist_for_both_commands() -> None:
 
 
 def test_every_layer_offers_both_commands() -> None:
-    """The Python layers always; bash once persist.sh / resume.sh exist."""
+    """The Python layers (bash's persist.sh and resume.sh only refuse: their own tests below)."""
     names = {layer.name for layer in available_layers("persist")}
     assert {"cli-pure", "module-pure"} <= names
     assert names == {layer.name for layer in available_layers("resume")}
@@ -108,7 +110,7 @@ def test_resume_lines_are_strict_json_with_notes_last() -> None:
 
 
 def fuzz_layers(command: str) -> List[Layer]:
-    """One Python layer per backend (cli and module run the same code) and bash."""
+    """One Python layer per backend (cli and module run the same code)."""
     return [layer for layer in available_layers(command) if not layer.name.startswith("module-")]
 
 
@@ -268,10 +270,11 @@ def test_concurrent_persists_leave_one_complete_version(
     assert failures == 0
 
 
-# --------------------------------------------------------------- bash: what it runs
+# --------------------------------------------------------------- bash: an honest refusal (SPEC P12)
 
 BASH_PERSIST = FLAG_PARSER_DIR / "persist.sh"
 BASH_RESUME = FLAG_PARSER_DIR / "resume.sh"
+BASH_PARSE = FLAG_PARSER_DIR / "parse.sh"
 
 
 def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> List[str]:
@@ -285,65 +288,78 @@ def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> Lis
     return programs
 
 
-def test_resume_sh_runs_nothing_but_bash(bash: BashInterpreter, tmp_path: Path) -> None:
+def _files(folder: Path) -> Dict[str, bytes]:
+    return {p.name: (os.readlink(p).encode() if p.is_symlink() else p.read_bytes()) for p in folder.iterdir()}
+
+
+# A few manifests of each kind (the persist and resume vectors themselves run in the Python layers only).
+BASH_SAMPLE = ("update-in-place", "new-file", "symlink-refused", "cr-hides", "sage-writers", "restores-recorded")
+BASH_SAMPLE += ("flag-overrides-with-note", "usage", "stdin", "config-when", "parse-error", "two-flags-keys")
+
+
+def bash_sample(command: str) -> List[vectors.Vector]:
+    return [v for v in manifest_vectors(command) if any(part in v.name for part in BASH_SAMPLE)]
+
+
+@pytest.mark.parametrize("vector", [v for v in bash_sample("persist") if v.status in (0, 3)], ids=lambda v: v.name)
+def test_bash_persist_records_nothing(bash: BashInterpreter, vector: vectors.Vector, tmp_path: Path) -> None:
+    """P12: persist.sh echoes the line, exits 3 with one stderr line naming python3, and writes no file: the
+    manifest stays byte for byte, and a link planted where a temp file would go (issue 33, defect 1: the
+    old persist.sh wrote through it) leads to a file that stays as it was."""
+    skip_what_this_system_lacks(vector)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"the victim's own bytes\n")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    path = vectors.materialise_manifest(vector.extra["manifest"], workdir)
+    for pid in range(os.getpid(), os.getpid() + 64):  # the pids the next processes are likely to get
+        (workdir / f".manifest.md.sage-flags-tmp.{pid}").symlink_to(victim)
+    before = _files(workdir)
+    result = subprocess.run([bash.path, str(BASH_PERSIST), str(path)], input=vector.stdin, capture_output=True)
+    assert (result.returncode, result.stdout) == (3, vector.stdin), result.stderr
+    assert result.stderr.count(b"\n") == 1 and b"needs python3" in result.stderr
+    assert _files(workdir) == before and victim.read_bytes() == b"the victim's own bytes\n"
+
+
+def test_bash_persist_status_1_and_2(bash: BashInterpreter, tmp_path: Path) -> None:
+    """P1, P2 in the refusal: an error line is echoed with status 1 (nothing to record), and what is not one
+    line (two lines, a NUL, no LF, more than 1 MiB) is status 2 with nothing on stdout."""
     path = tmp_path / "manifest.md"
-    path.write_bytes(b"\xef\xbb\xbf---\r\nflags:\r\n  quality_locked: true  # kept\r\n---\r\nbody\r\n")
-    programs = executed_programs([bash.path, str(BASH_RESUME), str(path), "--no-quality-locked", "go"], tmp_path)
-    assert programs == ["bash"]
+    error_line = parse_line(["--nope"])
+    done = subprocess.run([bash.path, str(BASH_PERSIST), str(path)], input=error_line, capture_output=True)
+    assert (done.returncode, done.stdout, done.stderr) == (1, error_line, b"")
+    line = parse_line(["--autonomous", "go"])
+    for stdin in (line + line, line[:-1], line + b"\0", b"{" + b"x" * (1 << 20) + b"}\n", b""):
+        done = subprocess.run([bash.path, str(BASH_PERSIST), str(path)], input=stdin, capture_output=True)
+        assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (2, b"", 1), stdin[:40]
+    assert not path.exists()
 
 
-def test_persist_sh_forks_only_for_the_file_operations(bash: BashInterpreter, tmp_path: Path) -> None:
-    """ls (the old permission bits), sync (fsync of the temp file), mv (the rename); nothing on the line."""
+def test_bash_persist_and_resume_run_nothing_but_bash(bash: BashInterpreter, tmp_path: Path) -> None:
     path = tmp_path / "manifest.md"
-    path.write_bytes(b"---\nflags:\n  autonomous: true\n---\n")
-    line = parse_line(["--quality-locked", "go"])
-    programs = executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, line)
-    assert programs == ["bash", "ls", "sync", "mv"]
-    assert path.read_bytes() == b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\n"
-    path.unlink()
-    assert executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, line) == ["bash", "sync", "mv"]
-    bad = executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, b"not a line\n")
-    assert bad == ["bash"]
+    path.write_bytes(b"---\nflags:\n  quality_locked: true\n---\n")
+    line = parse_line(["--autonomous", "go"])
+    assert executed_programs([bash.path, str(BASH_PERSIST), str(path)], tmp_path, line) == ["bash"]
+    assert executed_programs([bash.path, str(BASH_RESUME), str(path), "go"], tmp_path) == ["bash"]
 
 
-def test_persist_sh_ignores_exported_functions(bash: BashInterpreter, tmp_path: Path) -> None:
-    """C20: a function exported in the environment cannot replace mv, rm, ls or kill: neither in today's
-    form (BASH_FUNC_mv%%) nor in the form bash 3.2.48 and other bashes without the 2014 fixes import
-    (a variable mv whose value starts with "() {")."""
-    path = tmp_path / "manifest.md"
-    path.write_bytes(b"body\n")
-    (tmp_path / f".manifest.md.sage-flags-tmp.{2**22 + 12345}").write_bytes(b"stale")
-    env = {**os.environ}
-    for name in ("mv", "rm", "ls", "sync", "kill", "chmod", "chown"):
-        env[f"BASH_FUNC_{name}%%"] = "() { echo hijacked >&2; return 0; }"
-        env[name] = "() { echo hijacked >&2; return 0; }"
-    result = subprocess.run(
-        [bash.path, str(BASH_PERSIST), str(path)], input=parse_line(["--autonomous"]), capture_output=True, env=env
+@pytest.mark.parametrize("vector", bash_sample("resume"), ids=lambda v: v.name)
+def test_bash_resume_restores_nothing(bash: BashInterpreter, vector: vectors.Vector, tmp_path: Path) -> None:
+    """R2, P12: resume.sh prints the parse of ARGUMENTS (parse.sh's line) with "notes": [], whatever the
+    manifest holds, and the status and stderr parse.sh gives."""
+    skip_what_this_system_lacks(vector)
+    result, path = vectors.run_manifest_vector(
+        Layer(bash.name, {"resume": [bash.path, str(BASH_RESUME)]}, bash=bash.path), vector, tmp_path
     )
-    assert (result.returncode, result.stderr) == (0, b"")
-    assert path.read_bytes() == b"---\nflags:\n  quality_locked: false\n  autonomous: true\n---\nbody\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.md"]
-
-
-@pytest.mark.parametrize("ifs", ["-", "", "*?[]!^-/:"], ids=["dash", "empty", "pattern-bytes"])
-def test_persist_functions_whatever_the_callers_ifs(bash: BashInterpreter, ifs: str, tmp_path: Path) -> None:
-    """persist.sh's sourced API under a caller's IFS gives what persist.sh itself writes (bash 3.2 reads an
-    IFS byte in a pattern as a literal: each public function sets IFS as a local)."""
-    before = b"---\r\ntitle: x\r\nflags:  # modes\r\n  autonomous: true  # kept\r\n---\r\nbody\r\n"
-    line = parse_line(["--quality-locked", "go - [x]*"])
-    path = tmp_path / "manifest.md"
-    path.write_bytes(before)
-    assert subprocess.run([bash.path, str(BASH_PERSIST), str(path)], input=line, capture_output=True).returncode == 0
-    script = (
-        '. "$1" || exit 9\nIFS=$2\nsage_flags_read_contract_line "$3" || exit 8\n'
-        'sage_flags_updated_manifest "$4" || exit 7\nprintf %s "$SAGE_FLAGS_NEW"\n'
-        'sage_flags_recorded_values "$SAGE_FLAGS_NEW"\nprintf "\\n%s" "${SAGE_FLAGS_RECORDED[@]}"'
-    )
-    result = subprocess.run(
-        [bash.path, "-c", script, "sourcer", str(BASH_PERSIST), ifs, line, before], capture_output=True, timeout=30
-    )
-    assert (result.returncode, result.stderr) == (0, b"")
-    assert result.stdout == path.read_bytes() + b"\ntrue\nfalse"
+    args = [item.replace(vectors.MANIFEST_PLACEHOLDER, os.fsencode(path)) for item in vector.materialise(tmp_path)]
+    if not args:
+        assert (result.returncode, result.stdout, result.stderr.count(b"\n")) == (2, b"", 1)
+        return
+    env = {**os.environ, **vector.env}
+    parsed = subprocess.run([bash.path, str(BASH_PARSE), *args[1:]], input=vector.stdin, capture_output=True, env=env)
+    expected = parsed.stdout[:-2] + b', "notes": []}\n' if parsed.stdout else b""
+    assert (result.returncode, result.stdout) == (parsed.returncode, expected)
+    assert result.stderr.count(b"\n") == parsed.stderr.count(b"\n")
 
 
 # --------------------------------------------------------------- who may write, and what persist reads (issue 16, 18)
@@ -365,7 +381,7 @@ def _folder_others_can_enter() -> Path:
 
 
 def _as_nobody_commands(shared: Path) -> Dict[str, List[str]]:
-    """persist as uid 65534 through the pure-Python layer and every bash, from copies it can read."""
+    """persist as uid 65534 through the pure-Python layer, from a copy it can read."""
     setpriv = shutil.which("setpriv")
     if os.name != "posix" or os.geteuid() != 0 or setpriv is None:
         pytest.skip("needs root and setpriv to run as another user")
@@ -376,11 +392,6 @@ def _as_nobody_commands(shared: Path) -> Dict[str, List[str]]:
     python = shutil.which("python3", path="/usr/bin:/bin")
     if python:  # the venv's interpreter may live in root's 0700 home
         commands["python"] = [*drop, "env", f"PYTHONPATH={shared / 'python'}", python, "-m", "sage_flags", "persist"]
-    for number, interpreter in enumerate(bash_interpreters()):
-        copy = shared / f"bash{number}"
-        shutil.copyfile(interpreter.path, copy)
-        copy.chmod(0o755)
-        commands[interpreter.name] = [*drop, str(copy), str(shared / "flag_parser" / "persist.sh")]
     for tree in (shared / "flag_parser", shared / "python"):
         for path in [tree, *tree.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
@@ -542,3 +553,83 @@ def test_fuzz_yaml_oracle_in_process(before: Optional[bytes], args: List[str], r
         result = reference.parse(" ".join(resume_args))
         resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(before))) + "\n"
         counts.append(yaml_oracle.check_resume(before, resumed.encode("utf-8")))
+
+
+# --------------------------------------------------------------- Sage's own manifests (issue 33)
+
+
+@pytest.fixture(scope="module")
+def sage_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not sage_manifests.TARBALL.is_file():
+        pytest.skip(missing("Sage 1.3.21's release tarball", f"{sage_manifests.TARBALL} runs Sage's own writers"))
+    return sage_manifests.extract(sage_manifests.TARBALL, tmp_path_factory.mktemp("sage"))
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+@pytest.mark.parametrize("name", sage_manifests.NAMES)
+def test_sage_writers_manifests(sage_release: Path, name: str, layer: Layer, tmp_path: Path) -> None:
+    """P11: on the cycle manifest of Sage's template and on those Sage's ledger, scope and graph writers leave
+    (a plan title with a colon, globs YAML reads as aliases: front matters YAML rejects), persist records the
+    modes in the flags block alone (Sage 1.3's `subagents` entry kept), resume restores them, and Sage's own
+    `manifest.py check` passes before and after."""
+    path = sage_manifests.write_manifests(sage_release, tmp_path)[name]
+    assert sage_manifests.check(sage_release, path).returncode == 0
+    before = path.read_bytes()
+    line = parse_line(["--quality-locked", "--autonomous", "go"])
+    done = layer.run("persist", [os.fsencode(path)], stdin=line)
+    assert (done.returncode, done.stdout, done.stderr) == (0, line, b"")
+    after = path.read_bytes()
+    flags_before = b"flags:\n  quality_locked: false        # resolved value (flag or config-default)\n"
+    flags_before += b"  autonomous: false            # resolved value (flag or config-default)\n"
+    assert flags_before in before
+    assert after == before.replace(flags_before, flags_before.replace(b": false", b": true"))
+    assert yaml_oracle.check_persist(before, line, 0, after)
+    check = sage_manifests.check(sage_release, path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    resumed = layer.run("resume", [os.fsencode(path), "go"])
+    fields = json.loads(resumed.stdout)
+    assert resumed.returncode == 0 and resumed.stderr == b""
+    assert [fields[k] for k in MODE_KEYS] == [True, True]
+    assert [fields[k + "_source"] for k in MODE_KEYS] == ["manifest", "manifest"]
+    yaml_oracle.check_resume(after, resumed.stdout)
+
+
+YAML_SCALARS = ["true", "True", "TRUE", "yes", "Yes", "on", "ON", "off", "no", "NO", "false", "tRue", "y", "n"]
+YAML_SCALARS += ["1", "0", "~", "null", "'true'", '"yes"', "0x1f", "017", "09", "1_000", "1:30", "-0b1_0", "+3"]
+YAML_SCALARS += ["_1", "1e3", "0x", "0_"]
+
+
+@pytest.mark.parametrize("token", YAML_SCALARS)
+def test_values_are_read_as_yaml_reads_them(token: str) -> None:
+    """R1, P11.3: a mode is restored exactly when PyYAML reads a boolean there, with its value; a number is
+    the int PyYAML reads (the value modes' numbers, in the vocabularies that have them)."""
+    before = b"---\nflags:\n  quality_locked: " + token.encode() + b"\n---\n"
+    held = yaml_oracle.load(yaml_oracle.split(before)[0])["flags"]["quality_locked"]
+    fields = manifest.resume_fields(reference.parse("go"), manifest.recorded_values(before))
+    resumed = (manifest._render(fields) + "\n").encode()
+    restored = json.loads(resumed)["quality_locked_source"] == "manifest"
+    assert restored == (type(held) is bool)
+    assert yaml_oracle.check_resume(before, resumed) == restored
+    assert manifest._yaml_int(token.encode()) == (held if type(held) is int else None)
+
+
+@pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)
+def test_a_link_planted_as_the_temp_file_is_never_written_through(layer: Layer, tmp_path: Path) -> None:
+    """P6, issue 33 defect 1: in a shared folder, a link another user puts where persist's temp file goes
+    (`.manifest.md.sage-flags-tmp.<pid>`, for the pids persist may get) leads to a file persist never writes;
+    the manifest itself is written."""
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"the victim's own bytes\n")
+    path = tmp_path / "work" / "manifest.md"
+    path.parent.mkdir()
+    path.write_bytes(b"---\nflags:\n  autonomous: false\n---\n")
+    for pid in [os.getpid(), *range(os.getpid() + 1, os.getpid() + 64)]:
+        (path.parent / f".manifest.md.sage-flags-tmp.{pid}").symlink_to(victim)
+    line = parse_line(["--autonomous", "go"])
+    done = layer.run("persist", [os.fsencode(path)], stdin=line)
+    assert (done.returncode, done.stdout, done.stderr) == (0, line, b"")
+    assert path.read_bytes() == b"---\nflags:\n  autonomous: true\n  quality_locked: false\n---\n"
+    assert victim.read_bytes() == b"the victim's own bytes\n"
+    manifest.persist(os.fsencode(path), {"quality_locked": True, "autonomous": False})  # this process's pid
+    assert victim.read_bytes() == b"the victim's own bytes\n"
+    assert path.read_bytes() == b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\n"

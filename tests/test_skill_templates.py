@@ -137,14 +137,15 @@ class Project:
 
     def __init__(self, tmp: Path, bash_only: bool = False):
         self.root = tmp / "project"
+        self.bash_only = bash_only
         shutil.copytree(ROOT / "sage", self.root / "sage", ignore=shutil.ignore_patterns("__pycache__", "_vendor"))
         (self.root / ".sage").mkdir()
         (self.root / ".sage" / "config.yaml").write_bytes(CONFIG)
         self.manifest = self.root / ".sage" / "cycle.md"
         bin_dir = tmp / "bin"
         bin_dir.mkdir()
-        # The shells, touch (for the canary), and what persist.sh forks (docs/SPEC.md P6).
-        tools = {name: shutil.which(name) for name in ("bash", "sh", "cat", "touch", "ls", "rm", "chmod", "sync", "mv")}
+        # The shells, and touch (for the canary).
+        tools = {name: shutil.which(name) for name in ("bash", "sh", "cat", "touch")}
         if not bash_only:
             tools["sage-flags"] = SAGE_FLAGS
             # A venv's python finds its packages only when run by its own path: a wrapper, not a symlink.
@@ -184,6 +185,17 @@ class Project:
         assert done.stderr == b"", done.stderr
         return done.stdout, done.returncode, self.manifest.read_bytes()
 
+    def refusal(self, command: str, user_text: bytes) -> "tuple[bytes, int, bytes]":
+        """What the bash layer's persist or resume gives (SPEC P12): the line, status 3 (1 for an error line),
+        or the parse with nothing restored; the manifest untouched."""
+        self.reset()
+        config = [b"--config-path", os.fsencode(self.root / ".sage" / "config.yaml")]
+        env = {**os.environ, "PYTHONPATH": ""}
+        parsed = subprocess.run([SAGE_FLAGS, "parse", *config, "--", user_text], capture_output=True, env=env)
+        if command == "persist":
+            return parsed.stdout, parsed.returncode or 3, self.manifest.read_bytes()
+        return parsed.stdout[:-2] + b', "notes": []}\n', parsed.returncode, self.manifest.read_bytes()
+
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
@@ -197,11 +209,16 @@ def bash_only_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 def check(project: Project, shell: str, template: Template, name: str) -> None:
     user_text = as_bytes(HOSTILE[name])
-    expected = project.direct(template.command, user_text)
+    bash_layer = project.bash_only or template.name.endswith("-bash")
+    if bash_layer and template.command in ("persist", "resume"):
+        expected = project.refusal(template.command, user_text)
+    else:
+        expected = project.direct(template.command, user_text)
     done = project.run_script(shell, template, user_text)
     where = f"{template.name} under {shell} -c with {name}"
     assert project.canaries() == [], f"{where}: the user's text ran as a command"
-    assert done.stderr == b"", f"{where}: stderr {done.stderr[:300]!r}"
+    stderr_lines = 1 if (template.command, expected[1]) == ("persist", 3) else 0
+    assert done.stderr.count(b"\n") == stderr_lines, f"{where}: stderr {done.stderr[:300]!r}"
     assert (done.stdout, done.returncode) == expected[:2], f"{where}: {done.stdout[:300]!r}"
     assert project.manifest.read_bytes() == expected[2], f"{where}: the manifest differs"
 

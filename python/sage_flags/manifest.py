@@ -3,9 +3,11 @@
 ``sage-flags parse ... | sage-flags persist MANIFEST`` records the values of a
 clean contract line in MANIFEST's YAML frontmatter ``flags:`` block;
 ``sage-flags resume MANIFEST ARGV...`` (the ``/continue`` entry) parses ARGV
-like ``parse`` and fills every mode no flag set from that block. The bash port
-(sage/core/flag_parser/persist.sh, resume.sh) follows this module line by line;
-docs/SPEC.md states the rules (P*, R*) that both implement.
+like ``parse`` and fills every mode no flag set from that block. This module is
+their one implementation (the native executable hands both to it, D27; the bash
+layer's persist.sh and resume.sh only refuse, P12); docs/SPEC.md states the rules
+(P*, R*). What decides where ``flags`` is and what it holds is read as YAML reads
+it, or refused: the whitelist of P11 (``Frontmatter``), written here once.
 
 Manifests are handled as bytes: nothing is decoded, so a BOM, CRLF line ends,
 invalid UTF-8 or a missing final newline outside the changed tokens survive
@@ -139,7 +141,9 @@ def _value_token(rest: bytes) -> "Optional[Tuple[int, int]]":
 
 # P10: a front matter ends, its closing line included, within the first MAX_FRONTMATTER_BYTES of the file.
 MAX_FRONTMATTER_BYTES = 1 << 16
-_KEY_FORM = rb"""("[^"\\]*"|'[^']*'|[^][{}#&*!|>'"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*)"""
+# A plain key: no indicator first (`-`, `?`, `:` only with a non-blank after them), no `:` or `#` in it.
+_PLAIN_KEY = rb"[^][{}#&*!|>'\"%@`,?: \t-][^:#]*|[-?:][^ \t:#][^:#]*"
+_KEY_FORM = rb"""("[^"\\]*"|'[^']*'|""" + _PLAIN_KEY + rb")"
 # P4: a line of the flags block at its entries' indentation is `key:` then blanks (or the end): the key plain
 # (no indicator first, no colon or # in it) or quoted (no escapes). Any other line there: not a mapping.
 _ENTRY = re.compile(_KEY_FORM + rb"[ \t]*:([ \t].*)?")
@@ -156,6 +160,34 @@ _ONE_LINE = re.compile(
 )
 _BLOCK_HEADER = re.compile(rb"[|>]([1-9][+-]?|[+-][1-9]?)?" + _TAIL)
 NODE, TEXT, COMMENT, BLANK = "node", "text", "comment", "blank"  # what a front matter line is
+# P11.1: YAML breaks lines at LF, CR, NEL, U+2028 and U+2029 (PyYAML reads all five); only LF and CRLF are
+# accepted: any other break in the front matter would move lines the scan must see where it does not see them.
+_OTHER_BREAKS = ((b"\r", "a CR without LF"), (b"\xc2\x85", "a NEL (U+0085)"), (b"\xe2\x80\xa8", "a U+2028"))
+_OTHER_BREAKS += ((b"\xe2\x80\xa9", "a U+2029"),)
+# P11.2: a line at column 0 that starts a top-level key is a plain key and `:` (a YAML merge key `<<` refused);
+# an anchor, alias, tag, `?` key, quote or flow there would be a key the scan cannot name. `- ` is a sequence
+# entry (a value, never a key).
+_TOP_KEY = re.compile(rb"(" + _PLAIN_KEY + rb")[ \t]*:([ \t].*)?")
+_SEQUENCE_ENTRY = re.compile(rb"-([ \t].*)?")
+MERGE_KEY = b"<<"
+
+
+def _check_breaks(content: bytes) -> None:
+    """P11.1: a line (its LF and one CR before it taken off) holds no other YAML line break."""
+    for character, name in _OTHER_BREAKS:
+        if character in content:
+            raise UnsafeManifest("%s breaks the line for YAML (only LF and CRLF line ends are read)" % name)
+
+
+def _check_top_level(content: bytes) -> None:
+    """P11.2: a node line at column 0 is a plain `key:` (or a `- ` sequence entry)."""
+    if _SEQUENCE_ENTRY.fullmatch(content):
+        return
+    key = _TOP_KEY.fullmatch(content)
+    if key is None:
+        raise UnsafeManifest("a line at column 0 is not a plain `key:` (an anchor, alias, tag, ? key, quote or flow)")
+    if key.group(1).rstrip(BLANKS) == MERGE_KEY:
+        raise UnsafeManifest("a merge key << at column 0 (its keys would join the front matter's)")
 
 
 def _node_value(content: bytes) -> "Tuple[int, bytes]":
@@ -189,6 +221,7 @@ class Frontmatter:
         self.text = data[len(self.bom) :]
         self.offset = 0  # where the next line of text starts
         first = self._next_line()
+        self.line_number = 1
         self.eol = b"\r\n" if first.endswith(b"\r\n") else b"\n"  # added lines follow the first line
         self.present = _is_fence(_content(first))
         self.recorded: Dict[bytes, bytes] = {}
@@ -210,11 +243,15 @@ class Frontmatter:
             if self.offset >= len(self.text):
                 raise UnsafeManifest("the frontmatter's opening --- has no closing ---")
             line = self._next_line()
+            self.line_number += 1
             if len(self.bom) + self.offset > MAX_FRONTMATTER_BYTES:
                 raise UnsafeManifest("the frontmatter is longer than %d bytes" % MAX_FRONTMATTER_BYTES)
             if _is_fence(_content(line)):
                 break
-            self._take_line(line)
+            try:
+                self._take_line(line)
+            except UnsafeManifest as error:  # named by its line, as a person finds it in an editor
+                raise UnsafeManifest("line %d: %s" % (self.line_number, error)) from None
         self._end_block()
         if not self.header_seen and tokens is not None:
             self.lines.append(FLAGS_KEY + b":" + self.eol)
@@ -231,6 +268,7 @@ class Frontmatter:
     def _take_line(self, line: bytes) -> None:
         """One line between the fences."""
         content = _content(line)
+        _check_breaks(content)  # P11.1, block scalar text included: a break there ends the scalar for YAML
         depth = len(_indent(content))
         if _is_blank(content):
             kind = BLANK
@@ -241,6 +279,8 @@ class Frontmatter:
             kind = COMMENT if _is_comment(content) else NODE
             if kind == NODE:
                 self._check_node(content)
+                if depth == 0:
+                    _check_top_level(content)
         if self.in_block:
             if kind == BLANK or (kind == COMMENT and depth == 0):
                 self.held.append(line)  # the block's, if indented lines follow
@@ -295,34 +335,37 @@ class Frontmatter:
         self.keep_at_block_end = self.scalar_owner >= 0 and self.scalar_keep
 
     def _entry(self, line: bytes, content: bytes, indent: bytes) -> bytes:
-        """An entry of the flags block: recorded and, for persist, its value token replaced (P4)."""
+        """P11.3: an entry of the flags block: recorded and, for persist, its value token replaced (P4). A mode
+        entry holds one plain value on its line (else YAML might read a value the scan cannot); another key
+        is kept as it is, unless it is a merge key or its value an alias (either could bring a mode in)."""
         self.last_entry_key = None
+        entry = content[len(indent) :]
+        if _key_rest(entry, MERGE_KEY) is not None:
+            raise UnsafeManifest("a merge key << in the flags: block")
         for number, key in enumerate(self.keys):
-            rest = _key_rest(content[len(indent) :], key)
+            rest = _key_rest(entry, key)
             if rest is None:
                 continue
             span = _value_token(rest)
-            self.recorded[key] = rest[span[0] : span[1]] if span else b""
+            if span is None:
+                raise UnsafeManifest("the flags: entry for %s has no single plain value" % key.decode())
+            self.recorded[key] = rest[span[0] : span[1]]
             self.seen.append(number)
             self.last_entry_key = number
             if self.tokens is None:
                 return line
-            if span is None:
-                raise UnsafeManifest("the flags: entry for %s has no single plain value" % key.decode())
             colon_end = len(content) - len(rest)  # `rest` is what follows the colon
             ending = line[len(content) :]
             return content[: colon_end + span[0]] + self.tokens[number] + content[colon_end + span[1] :] + ending
+        if (_ENTRY.fullmatch(entry).group(2) or b"").lstrip(BLANKS).startswith(b"*"):  # type: ignore[union-attr]
+            raise UnsafeManifest("an alias as a value in the flags: block")
         return line
 
     def _entry_continues(self) -> None:
-        """A deeper line under the block's last entry: that entry's value is not one plain value."""
-        if self.last_entry_key is None:
-            return
-        key = self.keys[self.last_entry_key]
-        self.recorded[key] = b""
-        if self.tokens is not None:
+        """P11.3: a deeper line under the block's last entry: that entry's value is not one plain value."""
+        if self.last_entry_key is not None:
+            key = self.keys[self.last_entry_key]
             raise UnsafeManifest("the flags: entry for %s has no single plain value" % key.decode())
-        self.last_entry_key = None
 
     def _end_block(self) -> None:
         """The flags block ends: the missing entries go after its last line (after the blank lines that follow
@@ -373,14 +416,35 @@ def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
     values: Dict[str, Union[bool, int]] = {}
     for index, (key, _) in enumerate(MODES):
         token = manifest.recorded.get(key.encode("ascii"), b"")
-        if token in (b"true", b"false"):
-            values[key] = token == b"true"
+        if _YAML_BOOL.fullmatch(token):
+            values[key] = token.lower() in (b"true", b"yes", b"on")
         row = _VALUE_OF.get(index)
         if row is not None:
-            number = manifest.recorded.get(row.field.encode("ascii"), b"")
-            if number.isdigit() and len(number) <= 9 and row.minimum <= int(number) <= row.cap:
-                values[row.field] = int(number)
+            number = _yaml_int(manifest.recorded.get(row.field.encode("ascii"), b""))
+            if number is not None and row.minimum <= number <= row.cap:
+                values[row.field] = number
     return values
+
+
+# R1: a plain token as YAML 1.1 (PyYAML's resolver) reads it: a bool, an int, or neither (a string, a null ...).
+_YAML_BOOL = re.compile(rb"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF")
+_YAML_INT = re.compile(rb"[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|0|[1-9][0-9_]*(:[0-5]?[0-9])*)")
+
+
+def _yaml_int(token: bytes) -> "Optional[int]":
+    """The int YAML 1.1 reads in a plain token (`2`, `0x2`, `0b10`, `02`, `1_0`, `1:30` = 90), else None."""
+    if not _YAML_INT.fullmatch(token) or len(token) > 64:
+        return None
+    sign = -1 if token[:1] == b"-" else 1
+    digits = token.lstrip(b"+-").replace(b"_", b"")
+    if digits[:2] in (b"0b", b"0x"):
+        return sign * int(digits[2:], 2 if digits[1:2] == b"b" else 16) if digits[2:] else None
+    if b":" in digits:
+        number = 0
+        for part in digits.split(b":"):
+            number = number * 60 + int(part)
+        return sign * number
+    return sign * int(digits, 8 if digits[:1] == b"0" and len(digits) > 1 else 10) if digits else None
 
 
 def value_tokens(values: "Dict[str, Union[bool, int]]") -> "List[bytes]":
