@@ -407,7 +407,7 @@ def multi_line_value(draw, v: Vocabulary, key: str, indent: str) -> List[str]:
     """A `key: value` line whose value may go on over the next lines (lines like `flags:` or a mode entry)."""
     keys = [key for key, _ in v.modes]
     opening, closing = draw(st.sampled_from(MULTI_LINE_SHAPES))
-    depth = st.sampled_from([indent or "  ", "", indent + "  ", " "])
+    depth = st.sampled_from([indent or "  "] * 3 + ["", indent + "  ", " "])  # the entries' column: keys to a reader
     words = st.sampled_from([keys[0] + ": true", "flags:", keys[-1] + ": false", "x: y", "", "b,", "# h", "- item"])
     lines = [indent + key + ": " + opening]
     lines += [draw(depth) + draw(words) for _ in range(draw(st.integers(1, 3)))]
