@@ -96,6 +96,11 @@ long_runs = st.builds(
 )
 
 
+def one_in(n: int) -> st.SearchStrategy:
+    """True once in ``n`` draws (shrinking to False: the ordinary case)."""
+    return st.sampled_from([False] * (n - 1) + [True])
+
+
 def utf8(s: st.SearchStrategy) -> st.SearchStrategy:
     return s.map(lambda value: value.encode("utf-8", "surrogateescape"))
 
@@ -245,7 +250,7 @@ def configs(draw, v: Vocabulary) -> dict:
     spec: dict = {"type": draw(st.sampled_from(CONFIG_TYPES))}
     if spec["type"] in ("file", "symlink"):
         content = draw(config_contents(v))
-        if spec["type"] == "file" and draw(st.integers(0, 24)) == 0:  # large: the real lines after megabytes
+        if spec["type"] == "file" and draw(one_in(25)):  # large: the real lines after megabytes
             spec.update(content="# padding line for a large config\n", repeat=draw(st.sampled_from((1000, 120000))))
             spec["append"] = field(content)
         else:
@@ -276,7 +281,7 @@ def argv_items(draw, v: Vocabulary, has_config: bool) -> List[bytes]:
         form = draw(
             st.sampled_from(([b"--config-path", value], [b"--config-path=" + value], [b"--config-path", b"--"]))
         )
-        if draw(st.integers(0, 7)) == 0:
+        if draw(one_in(8)):
             form = [b"--", *form]
         at = draw(st.integers(0, len(items)))
         items[at:at] = form
@@ -394,54 +399,26 @@ MANIFEST_WORDS += ("base: &base {autonomous: true}", "copy: *base", '"quoted key
 MANIFEST_WORDS += ("  flags: not a key", "\tnot yaml: tab", "--- x", "---  ", "...")
 MANIFEST_VALUES = ("true", "false", "yes", '"true"', "'no'", "True", "null", "x y", "", "&a true", "*a", "!!bool true")
 MANIFEST_VALUES += ("[true]", "{x: 1}", "|", ">-", '"tr\\u0075e"', "-", "-1", "2", "07", "~")
-TAILS = st.sampled_from(["", "  ", "  # resolved value", "\t# tab", "# glued", " #"])
-# Issue 24: values YAML reads over several lines (quoted scalars, flow collections) whose lines look like keys,
-# their one-line forms, keep block scalars: (opening value, closing character).
-MULTI_LINE_SHAPES = (('"a', '"'), ("'it''s", "'"), ("[a,", "]"), ("{a: 1,", "}"), ('"a\\"', '"'), ('!!str "a', '"'))
-MULTI_LINE_SHAPES += (("&q 'a", "'"), ('["x]",', "]"), ("{k: [v,", "]}"), ("|+", ""), (">+", ""), ("|2-", ""))
-MULTI_LINE_SHAPES += (('"a \\"b\\" # c" # closed', ""), ("[a, 'b''s', {k: v}] # closed", ""), ("|x", ""))
+TAILS = st.sampled_from(("", "  ", "  # resolved value", "\t# tab", "# glued", " #"))
+# Issue 24: values YAML reads over several lines (quoted scalars, flow collections) whose inner lines look like
+# keys, their one-line forms, block scalars: (opening, closing). The quoted ones first: half of all draws.
+QUOTED_SHAPES = (('"a', '"'), ("'it''s", "'"), ('"a\\"', '"'))
+OTHER_SHAPES = (("[a,", "]"), ("{a: 1,", "}"), ('["x]",', "]"), ("{k: [v,", "]}"), ("|+", ""), (">+", ""), ("|x", ""))
+OTHER_SHAPES += (("|2-", ""), ('"a \\"b\\" # c" # closed', ""), ("[a, 'b''s', {k: v}] # closed", ""))
+OTHER_SHAPES += (('!!str "a', '"'), ("&q 'a", "'"))
 
 
 @st.composite
-def multi_line_value(draw, v: Vocabulary, key: str, indent: str) -> List[str]:
-    """A `key: value` line whose value may go on over the next lines (lines like `flags:` or a mode entry)."""
+def multi_line_value(draw, v: Vocabulary, indent: str) -> List[str]:
+    """`key: value` whose value may go on over the next lines, most of them at the entries' column and looking
+    like a mode's entry (what a line-by-line reader takes for keys: issue 24's bug)."""
     keys = [key for key, _ in v.modes]
-    opening, closing = draw(st.sampled_from(MULTI_LINE_SHAPES))
-    depth = st.sampled_from([indent or "  "] * 3 + ["", indent + "  ", " "])  # the entries' column: keys to a reader
-    words = st.sampled_from([keys[0] + ": true", "flags:", keys[-1] + ": false", "x: y", "", "b,", "# h", "- item"])
-    lines = [indent + key + ": " + opening]
+    opening, closing = draw(st.sampled_from(QUOTED_SHAPES) | st.sampled_from(QUOTED_SHAPES + OTHER_SHAPES))
+    depth = st.sampled_from([indent or "  "] * 4 + ["", indent + "  ", " "])
+    words = st.sampled_from([k + ": true" for k in keys] * 2 + ["flags:", keys[-1] + ": false", "x: y", "", "b,"])
+    lines = [indent + draw(st.sampled_from(["note", "title", *keys])) + ": " + opening]
     lines += [draw(depth) + draw(words) for _ in range(draw(st.integers(1, 3)))]
-    if draw(st.integers(0, 3)):
-        lines.append(draw(depth) + draw(st.sampled_from(["x: y", keys[-1] + ": true", "c", ""])) + closing)
-    return lines
-
-
-@st.composite
-def flags_block(draw, v: Vocabulary) -> List[str]:
-    keys = [key for key, _ in v.modes]
-    indent = draw(st.sampled_from(["  ", "    ", "\t", " "]))
-    lines = ["flags" + draw(st.sampled_from(["", " "])) + ":" + draw(TAILS)]
-    entry_keys = st.sampled_from([*keys, "subagents", keys[0] + "_x", "- item", '"%s"' % keys[-1], "'%s'" % keys[0]])
-    for _ in range(draw(st.integers(0, 6))):
-        kind = draw(st.sampled_from("eeebcnmmflk"))
-        if kind == "e":
-            colon = draw(st.sampled_from([": ", ":", " : ", ":  "]))
-            lines.append(indent + draw(entry_keys) + colon + draw(st.sampled_from(MANIFEST_VALUES)) + draw(TAILS))
-        elif kind == "b":
-            lines.append(draw(st.sampled_from(["", "  "])))
-        elif kind == "c":
-            lines.append(draw(st.sampled_from([indent + "# about flags", "# column zero", " # one space"])))
-        elif kind == "n":
-            lines += [indent + "sub:", indent * 2 + draw(st.sampled_from(keys)) + ": true"]
-        elif kind == "m":
-            lines += draw(multi_line_value(v, draw(st.sampled_from(["note", *keys])), indent))
-        elif kind == "f":
-            lines.append(indent + draw(st.sampled_from(keys)) + ": {a: 1}")
-        elif kind == "l":
-            lines.append(draw(st.sampled_from(["# recorded by /build", "- autonomous", "-"])))
-        else:
-            lines.append(indent * 2 + draw(st.sampled_from(["more", "# deeper comment", "- x", "deeper: 1"])))
-    return lines
+    return lines + [draw(depth) + "x: y" + closing] * draw(st.sampled_from([1, 1, 1, 1, 0]))  # 0: unclosed
 
 
 @st.composite
@@ -462,44 +439,45 @@ def hostile_yaml(draw, lines: List[str]) -> List[str]:
 
 @st.composite
 def manifests(draw, v: Optional[Vocabulary] = None) -> Optional[bytes]:
-    """A manifest's bytes (None: no file yet): front matter with and without a flags block in every shape, the
-    multi-line values of issue 24, hostile YAML (issue 33), CRLF, a BOM, invalid UTF-8 in the body."""
+    """A manifest's bytes (None: no file yet): valid YAML but for values over several lines (so that PyYAML
+    applies), or a flags block in every odd shape; hostile YAML (issue 33), CRLF, a BOM, invalid UTF-8."""
     v = v or vocabularies()[0]
-    if draw(st.integers(0, 15)) == 0:
+    keys = [key for key, _ in v.modes]
+    kind = draw(st.sampled_from(["yaml", "yaml", "odd", "words", "none"]))
+    if kind == "none":
         return None
-    front: Optional[List[str]] = None
-    if draw(st.booleans()):  # valid YAML but for values over several lines, so that the oracle applies
-        indent = draw(st.sampled_from(["  ", "    "]))
-        front = ["title: Cycle 3"] if draw(st.booleans()) else []
-        if draw(st.booleans()):
-            front += draw(multi_line_value(v, draw(st.sampled_from(["title", "tags", "meta"])), ""))
-        front.append("flags:")
-        for _ in range(draw(st.integers(0, 3))):
-            key = draw(st.sampled_from([key for key, _ in v.modes]))
-            front += draw(
-                st.just([indent + key + ": " + draw(st.sampled_from(["true", "false"]))])
-                | multi_line_value(v, draw(st.sampled_from(["note", key])), indent)
-                | st.just([""])
-            )
-        front += ["z: 1"] if draw(st.booleans()) else []
-    elif draw(st.booleans()):
-        front = draw(st.lists(st.sampled_from([w for w in MANIFEST_WORDS if not w.startswith(" ")]), max_size=3))
-        if draw(st.integers(0, 4)):
-            at = draw(st.integers(0, len(front)))
-            front[at:at] = draw(flags_block(v))
-        if draw(st.integers(0, 3)) == 0:
-            at = draw(st.integers(0, len(front)))
-            front[at:at] = draw(multi_line_value(v, draw(st.sampled_from(["title", "tags", "meta"])), ""))
-            front += [draw(st.sampled_from(["flags:", "flags: {}"]))] if draw(st.integers(0, 8)) == 0 else []
-    if front and HOSTILE_YAML and draw(st.integers(0, 2)) == 0:
+    indent = draw(st.sampled_from(["  ", "    "] + ["\t", " "] * (kind == "odd")))
+    entry = st.one_of(
+        multi_line_value(v, indent),
+        multi_line_value(v, indent),
+        st.tuples(st.sampled_from(keys), st.sampled_from(["true", "false"])).map(lambda e: [indent + ": ".join(e)]),
+        st.just([""]) | multi_line_value(v, ""),
+    )
+    if kind == "odd":  # entries of every shape, nested blocks, comments, list items
+        names = st.sampled_from([*keys, "subagents", keys[0] + "_x", "- item", '"%s"' % keys[-1], "'%s'" % keys[0]])
+        colon = st.sampled_from([": ", ":", " : ", ":  "])
+        odd = st.builds("".join, st.tuples(st.just(indent), names, colon, st.sampled_from(MANIFEST_VALUES), TAILS))
+        deeper = st.sampled_from([indent + "sub:", indent * 2 + keys[0] + ": true", indent * 2 + "- x", "# c", " #"])
+        entry |= st.lists(odd | deeper | st.sampled_from(["- autonomous", "-", indent + keys[0] + ": {a: 1}"]))
+    words = ["title: Cycle 3", "owner: ana"] if kind == "yaml" else [w for w in MANIFEST_WORDS if w[:1] != " "]
+    front = draw(st.lists(st.sampled_from(words), max_size=2))
+    if kind != "words" or draw(st.booleans()):
+        front += [
+            "flags"
+            + " " * (kind == "odd" and draw(st.booleans()))
+            + ":"
+            + draw(TAILS if kind == "odd" else st.just(""))
+        ]
+        front += [line for e in draw(st.lists(entry, min_size=kind == "yaml", max_size=3)) for line in e]
+    if front and HOSTILE_YAML and draw(one_in(3)):
         front = draw(hostile_yaml(front))
-    fences = st.sampled_from(["---", "---", "---", "--- ", "---\t", "---x"])
-    lines = [] if front is None else [draw(fences), *front, *([draw(fences)] if draw(st.integers(0, 10)) else [])]
+    fences = st.sampled_from(["---"] + ["--- ", "---\t", "---x"] * (kind != "yaml"))
+    lines = [draw(fences), *front, *[draw(fences)] * (not draw(one_in(11)))]
     lines += draw(st.lists(st.sampled_from(MANIFEST_WORDS), max_size=3))
     eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
-    data = (eol.join(lines) + (eol if lines and draw(st.integers(0, 4)) else "")).encode("utf-8")
-    data += b"\xff\xfe invalid utf-8\n" if draw(st.integers(0, 6)) == 0 else b""
-    return (b"\xef\xbb\xbf" if draw(st.integers(0, 5)) == 0 else b"") + data
+    data = (eol.join(lines) + (eol if not draw(one_in(5)) else "")).encode("utf-8")
+    data += b"\xff\xfe invalid utf-8\n" if draw(one_in(7)) else b""
+    return (b"\xef\xbb\xbf" if draw(one_in(6)) else b"") + data
 
 
 FLAG_ARGS = st.lists(
@@ -567,7 +545,7 @@ def hook_examples(draw, v: Vocabulary) -> Tuple[List[bytes], Optional[dict], byt
         event = {**common, "hook_event_name": "UserPromptSubmit", "prompt": prompt}
         if harness == "codex":
             event.update(turn_id="t-1", model="gpt-5-codex", transcript_path=draw(st.sampled_from([None, "/t.jsonl"])))
-    if draw(st.integers(0, 6)) == 0:
+    if draw(one_in(7)):
         event.update(prompt_id="p-1", future=[1, {"a": None}, -2.5e3, True])
     if draw(st.booleans()):
         event = dict(reversed(list(event.items())))
