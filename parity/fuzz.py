@@ -1,15 +1,9 @@
 """The differential fuzzer's oracle: every example through every layer's real entry, compared byte for byte.
 
-- ``check_agreement(v, command, argv, ...)``: one process per layer offering ``command`` (in parallel threads);
-- ``check_records(v, records, key)``: records written to long-lived batch streams (C22), one per layer and config;
-- ``check_manifest(v, command, before, args, stdin)``: persist/resume on a copy of a manifest per layer, PyYAML
-  as the second oracle (parity/yaml_oracle.py);
-- ``check_in_process(v, text, defaults, config)``: the compiled core against the reference, in this process.
-
-Every layer's stdout bytes and status must equal the in-process reference's; stderr empty with status 0/1 and one
-line with status 2; every stdout line strict JSON that re-encodes to the same bytes (C16, C17). A divergence
-raises ``Divergence``, whose message is the problems and the example as a ready-to-save vector (parity/vectors
-format; expected stdout and status are the pure reference's). parity/test_fuzz.py holds the hypothesis tests.
+check_agreement (one process per layer), check_records (long-lived batch streams, C22), check_manifest (persist
+and resume, PyYAML the second oracle) and check_in_process (the compiled core in this process) hold every layer's
+stdout and status to the in-process reference's, stderr to its shape, every line to strict JSON (C16, C17). A
+divergence raises Divergence: the problems and the example as a ready-to-save vector (parity/vectors format).
 """
 
 from __future__ import annotations
@@ -20,11 +14,10 @@ import functools
 import hashlib
 import json
 import os
-import selectors
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,13 +66,6 @@ def decode(argument: bytes) -> str:
     return argument.decode("utf-8", "surrogateescape")  # C10: invalid bytes become lone surrogates: E4
 
 
-def split_records(stdin: bytes) -> List[bytes]:
-    """C22: NUL-terminated records; a final unterminated record counts if non-empty."""
-    records = stdin.split(b"\0")
-    last = records.pop()
-    return [*records, last] if last else records
-
-
 def parse_oracle(backend: tuple, argv: Sequence[bytes], stdin: bytes) -> Outcome:
     try:
         operands, config, from_stdin = split_argv(argv, stdin_switch=True)
@@ -98,12 +84,15 @@ def parse_oracle(backend: tuple, argv: Sequence[bytes], stdin: bytes) -> Outcome
 def batch_oracle(backend: tuple, argv: Sequence[bytes], stdin: bytes) -> Outcome:
     try:
         operands, config, _ = split_argv(argv)
-    except ValueError:
-        return Outcome(b"", 2)
-    if operands:  # records come on stdin; operands are a usage error
+    except ValueError:  # C3
+        operands = [b""]
+    if operands:  # records come on stdin (C22; a final unterminated one counts if non-empty)
         return Outcome(b"", 2)
     defaults = load(backend, config)  # C22: read once
-    answers = [answer(backend, decode(record), defaults) for record in split_records(stdin)]
+    answers = [
+        answer(backend, decode(record), defaults)
+        for record in (stdin + b"\0" * (stdin[-1:] not in (b"", b"\0"))).split(b"\0")[:-1]
+    ]
     return Outcome(b"".join(line for line, _ in answers), 0 if all(ok for _, ok in answers) else 1)
 
 
@@ -127,18 +116,13 @@ def json_line_problem(v: Vocabulary, line: bytes) -> Optional[str]:
     keys += tuple(f for row in v.value_modes for f in (row.field, row.note_field))
     if not isinstance(pairs, list) or tuple(k for k, _ in pairs) != keys:
         return "not the C16 keys in order"
-    values = dict(pairs)
-    if not all(isinstance(values[k], bool) for k, _ in v.modes) or not isinstance(values["goal"], str):
-        return "a mode is not a boolean, or the goal not a string"
-    if not isinstance(values["error"], (str, type(None))) or any(
-        values[k + "_source"] not in SOURCES for k, _ in v.modes
-    ):
-        return "error or a source has the wrong type"
-    if any(
-        type(values[row.field]) is not int or not isinstance(values[row.note_field], (str, type(None)))
-        for row in v.value_modes
-    ):
-        return "a number is not an integer, or a note not a string or null (V7)"
+    values, maybe_text = dict(pairs), (str, type(None))
+    kinds = [*((k, bool) for k, _ in v.modes), ("goal", str), ("error", maybe_text)]
+    kinds += [kind for row in v.value_modes for kind in ((row.field, int), (row.note_field, maybe_text))]
+    if any(type(values[k]) is bool is not t or not isinstance(values[k], t) for k, t in kinds):
+        return "a value has the wrong type (a mode not a boolean, a number not an integer, V7)"
+    if any(values[k + "_source"] not in SOURCES for k, _ in v.modes):
+        return "a source is not null, flag or config"
     if json.dumps(values, ensure_ascii=False) != text:
         return "re-encoding with json.dumps(ensure_ascii=False) gives other bytes (C17)"
     return None
@@ -153,31 +137,28 @@ def show(data: bytes, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "...(%d bytes)" % len(data)
 
 
+def stderr_problem(name: str, got: Outcome) -> List[str]:
+    """C19, C3: no stderr with status 0 or 1; exactly one line with 2 (a hook's 3 likewise)."""
+    one_line = got.stderr.count(b"\n") == 1 and got.stderr.endswith(b"\n")
+    if got.status is None or (one_line if got.status not in (0, 1) else not got.stderr):
+        return []
+    return ["%s: status %s with stderr %s (C19, C3)" % (name, got.status, show(got.stderr))]
+
+
 def compare(
     v: Vocabulary, expected: Outcome, results: Dict[str, Outcome], in_process: Dict[str, Outcome], json_lines: bool
 ) -> List[str]:
     """Every problem with ``results`` (layer -> outcome) and ``in_process`` against ``expected``, the reference's."""
-    problems = []
-    if json_lines and expected.status in (0, 1):
-        for line in expected.stdout.splitlines(keepends=True) or [b""]:
-            problem = json_line_problem(v, line)
-            if problem:
-                problems.append("reference output %s: %s" % (show(line), problem))
-                break
+    lines = expected.stdout.splitlines(keepends=True) or [b""] if json_lines and expected.status in (0, 1) else []
+    problems = ["reference output %s: %s" % (show(x), json_line_problem(v, x)) for x in lines]
+    problems = [p for p in problems if not p.endswith(": None")][:1]
     for name, got in {**in_process, **results}.items():
         if got.stdout != expected.stdout:
             problems.append("%s: stdout %s, reference %s" % (name, show(got.stdout), show(expected.stdout)))
-        if name in results:
-            if got.status != expected.status:
-                problems.append("%s: status %s, reference %s" % (name, got.status, expected.status))
-            if got.status in (0, 1) and got.stderr:
-                problems.append("%s: stderr with status %s (C19): %s" % (name, got.status, show(got.stderr)))
-            if got.status == 2 and (got.stderr.count(b"\n") != 1 or not got.stderr.endswith(b"\n")):
-                problems.append("%s: status 2 needs exactly one stderr line (C3): %s" % (name, show(got.stderr)))
+        if name in results and got.status != expected.status:
+            problems.append("%s: status %s, reference %s" % (name, got.status, expected.status))
+        problems += stderr_problem(name, got) if name in results else []
     return problems
-
-
-# --- a divergence, as a vector -----------------------------------------------------------------------------------
 
 
 class Divergence(AssertionError):
@@ -190,33 +171,32 @@ class Divergence(AssertionError):
 LAST_DIVERGENCE: List[Divergence] = []  # the last raised: after hypothesis shrank, the minimal example
 
 
-def diverged(vector: Vector, problems: List[str]) -> Divergence:
-    """The exception for a divergence (named by its content), kept as the last one and noted for hypothesis."""
+def diverged(problems: List[str], rules: tuple, argv: Sequence[bytes], expected: Outcome, **fields) -> Divergence:
+    """The exception for a divergence, its example a vector (named by its content; expected: the reference's),
+    kept as the last one and noted for hypothesis."""
+    status = -1 if expected.status is None else expected.status
+    vector = Vector("", rules, tuple(argv), expected.stdout, status, **fields)
     digest = hashlib.sha1(vector.to_json().encode()).hexdigest()[:10]
     note_text = "found by the fuzzer (parity/fuzz.py): " + problems[0][:200]
-    vector = dataclasses.replace(vector, name="fuzz-%s-%s" % (vector.command, digest), note=vector.note or note_text)
-    error = Divergence(vector, problems)
-    LAST_DIVERGENCE[:] = [error]
+    vector = dataclasses.replace(vector, name="fuzz-%s-%s" % (vector.command, digest), note=note_text)
+    LAST_DIVERGENCE[:] = [Divergence(vector, problems)]
     if currently_in_test_context():
         note(vector.to_json())
-    return error
+    return LAST_DIVERGENCE[0]
 
 
-def save_minimal(directory: Optional[Path] = None) -> Optional[Path]:
+def save_minimal(directory: Path = FAILURES_DIR) -> Optional[Path]:
     """Write the last divergence raised (the minimal one, once hypothesis is done) to parity/failures/."""
-    if not LAST_DIVERGENCE:
-        return None
-    vector = LAST_DIVERGENCE[0].vector
-    directory = directory or FAILURES_DIR
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / (vector.name + ".json")
-    path.write_text(vector.to_json(), encoding="utf-8")
-    return path
+    if LAST_DIVERGENCE:
+        vector = LAST_DIVERGENCE[0].vector
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / (vector.name + ".json")).write_text(vector.to_json(), encoding="utf-8")
+        return directory / (vector.name + ".json")
+    return None
 
 
-def rules_of(command: str, argv: Sequence[bytes], config: Optional[dict], env: Dict[str, str]) -> Tuple[str, ...]:
-    rules = ["C22" if command == "batch" else "C1"] + ["C12"] * bool(config) + ["C20"] * bool(env)
-    return tuple(rules)
+def rules_of(command: str, config: Optional[dict], env: Dict[str, str]) -> Tuple[str, ...]:
+    return ("C22" if command == "batch" else "C1",) + ("C12",) * bool(config) + ("C20",) * bool(env)
 
 
 # --- one process per layer ---------------------------------------------------------------------------------------
@@ -274,9 +254,8 @@ def check_agreement(
         expected = results.get("cli-pure") or next(iter(results.values()))
     problems = compare(v, expected, results, in_process, json_lines=oracle is not None)
     if problems:
-        status = expected.status if expected.status is not None else -1
-        vector = dataclasses.replace(vector, rules=rules_of(command, argv, config, env), stdout=expected.stdout)
-        raise diverged(dataclasses.replace(vector, status=status), problems)
+        fields = dict(command=command, config=config, env=env, stdin=stdin)
+        raise diverged(problems, rules_of(command, config, env), argv, expected, **fields)
     return expected
 
 
@@ -284,15 +263,10 @@ def check_agreement(
 
 
 def stream_configs(v: Vocabulary) -> Dict[str, Optional[bytes]]:
-    """The configs the streams run with (key -> content; None: no --config-path)."""
-    keys = [key for key, _ in v.modes]
-    every = "\n".join(key + ": true" for key in reversed(keys))
-    return {
-        "none": None,
-        "first": f"{keys[0]}: true\n".encode(),
-        "last": f"{keys[-1]}: true\r\n".encode(),
-        "all": b"\xef\xbb\xbf" + every.encode(),
-    }
+    """The configs the streams run with (key -> content; None: no --config-path): C14's lines, CRLF, a BOM."""
+    first, *_, last = v.default_lines
+    all_lines = b"\xef\xbb\xbf" + b"\n".join(v.default_lines[::-1])
+    return {"none": None, "first": first + b"\n", "last": last + b"\r\n", "all": all_lines}
 
 
 class Streams:
@@ -301,93 +275,48 @@ class Streams:
     def __init__(self) -> None:
         self.procs: Dict[tuple, subprocess.Popen] = {}
         self.dir = tempfile.mkdtemp(prefix="sage-fuzz-streams-")
-        atexit.register(self.close)
+        atexit.register(lambda: [p.kill() for p in self.procs.values()])
 
     def config_path(self, v: Vocabulary, key: str) -> Optional[str]:
         content = stream_configs(v)[key]
-        if content is None:
-            return None
         path = os.path.join(self.dir, "%s-%s.yaml" % (hashlib.sha1(v.name.encode()).hexdigest()[:8], key))
-        if not os.path.exists(path):
+        if content is not None and not os.path.exists(path):
             Path(path).write_bytes(content)
-        return path
+        return None if content is None else path
 
-    def get(self, layer: Layer, v: Vocabulary, key: str) -> subprocess.Popen:
+    def exchange(self, layer: Layer, v: Vocabulary, key: str, records: List[bytes]) -> Outcome:
+        """The records to the layer's stream, one line per record back (C22's flush after every line is what lets
+        this work: a layer that buffers or stops answering is killed by the watchdog). Status None: not all."""
         proc = self.procs.get((layer.name, v.name, key))
         if proc is None or proc.poll() is not None:
             path = self.config_path(v, key)
-            args = [b"--config-path", os.fsencode(path)] if path else []
-            proc = subprocess.Popen(
-                layer.argv("batch", args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env={**os.environ, **layer.env, **dict(v.env)}, cwd=layer.cwd, bufsize=0,
+            proc = self.procs[(layer.name, v.name, key)] = subprocess.Popen(
+                layer.argv("batch", [b"--config-path", os.fsencode(path)] if path else []), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **layer.env, **dict(v.env)},
+                cwd=layer.cwd,
             )  # fmt: skip
-            for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                os.set_blocking(pipe.fileno(), False)
-            self.procs[(layer.name, v.name, key)] = proc
-        return proc
-
-    def drop(self, layer: Layer, v: Vocabulary, key: str) -> None:
-        proc = self.procs.pop((layer.name, v.name, key), None)
-        if proc is not None:
+            os.set_blocking(proc.stderr.fileno(), False)
+        watchdog = threading.Timer(20.0 + sum(map(len, records)) / 20_000, proc.kill)
+        watchdog.start()
+        threading.Thread(target=write_all, args=(proc.stdin, b"".join(r + b"\0" for r in records)), daemon=True).start()
+        out = b"".join(proc.stdout.readline() for _ in records)
+        watchdog.cancel()
+        os.set_blocking(proc.stdout.fileno(), False)  # anything already written after the last line is extra output
+        out += proc.stdout.read(1 << 16) or b""
+        os.set_blocking(proc.stdout.fileno(), True)
+        err, complete = proc.stderr.read() or b"", out.count(b"\n") >= len(records)
+        if not complete or err:  # a confused stream is not reused
             proc.kill()
-            proc.wait()
+            del self.procs[(layer.name, v.name, key)]
+        return Outcome(out, 0 if complete else None, err + b"<no answer to every record>" * (not complete))
 
-    def close(self) -> None:
-        for proc in self.procs.values():
-            proc.stdin.close()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        self.procs.clear()
 
-    def exchange(self, layers: List[Layer], v: Vocabulary, key: str, records: List[bytes]) -> Dict[str, Outcome]:
-        """Write the records to every layer's stream at once; read until each answered one line per record (C22's
-        flush after every line is what lets this work: a layer that buffers is caught by the timeout)."""
-        sel = selectors.DefaultSelector()
-        slots = {}
-        for layer in layers:
-            proc = self.get(layer, v, key)
-            slot = slots[layer.name] = {"todo": memoryview(b"".join(r + b"\0" for r in records)), "proc": proc}
-            slot.update(out=bytearray(), err=bytearray(), done=False)
-            sel.register(proc.stdin, selectors.EVENT_WRITE, (slot, "in"))
-            sel.register(proc.stdout, selectors.EVENT_READ, (slot, "out"))
-            sel.register(proc.stderr, selectors.EVENT_READ, (slot, "err"))
-        deadline = time.monotonic() + 20.0 + sum(map(len, records)) / 20_000
-        waiting = len(slots)
-        while waiting and time.monotonic() < deadline:
-            for selected, _ in sel.select(min(deadline - time.monotonic(), 1.0)):
-                slot, which = selected.data
-                try:
-                    if which == "in":
-                        slot["todo"] = slot["todo"][os.write(selected.fd, slot["todo"][:65536]) :]
-                        if not slot["todo"]:
-                            sel.unregister(selected.fileobj)
-                        continue
-                    data = os.read(selected.fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:  # the process went away: what it said so far is its answer
-                    data = b""
-                if not data:
-                    sel.unregister(selected.fileobj)
-                    waiting -= which == "out" and not slot["done"]
-                    slot["done"] = slot["done"] or which == "out"
-                    continue
-                slot[which] += data
-                if which == "out" and not slot["done"] and slot["out"].count(b"\n") >= len(records):
-                    slot["done"], waiting = True, waiting - 1
-        sel.close()
-        outcomes = {}
-        for name, slot in slots.items():
-            try:  # anything already written after the last expected line is extra output
-                slot["out"] += os.read(slot["proc"].stdout.fileno(), 1 << 16) or b""
-            except (BlockingIOError, OSError, ValueError):
-                pass
-            status = None if slot["out"].count(b"\n") >= len(records) else slot["proc"].poll()
-            lost = b"" if status is None else b"<no answer to every record: status %s>" % str(status).encode()
-            outcomes[name] = Outcome(bytes(slot["out"]), 0, bytes(slot["err"]) + lost)
-        return outcomes
+def write_all(pipe, data: bytes) -> None:
+    try:
+        pipe.write(data)
+        pipe.flush()
+    except (OSError, ValueError):  # the process went away: what it said so far is its answer
+        pass
 
 
 STREAMS = Streams()
@@ -396,52 +325,31 @@ STREAMS = Streams()
 def check_records(v: Vocabulary, records: List[bytes], key: str = "none", layers: Optional[List[Layer]] = None) -> None:
     """``records`` through every batch layer's stream under config ``key``; Divergence unless all agree."""
     layers = available_layers("batch") if layers is None else layers
+    futures = {layer.name: POOL.submit(STREAMS.exchange, layer, v, key, records) for layer in layers}
     path = STREAMS.config_path(v, key)
-    exchange = POOL.submit(STREAMS.exchange, layers, v, key, records)  # the in-process answers meanwhile
-    lines = {
-        b[0]: [answer(b, decode(r), load(b, os.fsencode(path) if path else None))[0] for r in records]
-        for b in v.backends
-    }
+    lines = {b[0]: [answer(b, decode(r), load(b, path and os.fsencode(path)))[0] for r in records] for b in v.backends}
     reference = lines.pop("reference")
     problems = [
-        "record %d: reference output %s: %s" % (i, show(line), p)
-        for i, line in enumerate(reference)
-        for p in [json_line_problem(v, line)]
-        if p
-    ][:1]
-    for name, got in [
-        *((n + " (in-process)", b"".join(ls)) for n, ls in lines.items()),
-        *((n, o.stdout) for n, o in exchange.result().items()),
-    ]:
-        if got != b"".join(reference):
-            got_lines = got.splitlines(keepends=True)
-            i = next(
-                (i for i, want in enumerate(reference) if i >= len(got_lines) or got_lines[i] != want), len(reference)
-            )
-            problems.append(
-                "record %d: %s: %s, reference %s"
-                % (
-                    i,
-                    name,
-                    show(got_lines[i] if i < len(got_lines) else got[-200:]),
-                    show(reference[i] if i < len(reference) else b""),
-                )
-            )
-    for name, outcome in exchange.result().items():
-        if outcome.stderr:
-            problems.append("%s: stderr (C19, C22): %s" % (name, show(outcome.stderr)))
-    for layer in layers:  # a confused stream is not reused
-        if any(p.startswith(layer.name + ":") or (": %s:" % layer.name) in p for p in problems):
-            STREAMS.drop(layer, v, key)
+        "record %d: reference output %s: %s" % (i, show(x), json_line_problem(v, x)) for i, x in enumerate(reference)
+    ]
+    problems = [p for p in problems if not p.endswith(": None")][:1]
+    results = {n + " (in-process)": Outcome(b"".join(x), 0) for n, x in lines.items()}
+    for name, got in {**results, **{n: f.result() for n, f in futures.items()}}.items():
+        got_lines = [*got.stdout.splitlines(keepends=True), b""]
+        i = next((i for i, want in enumerate([*reference, b""]) if got_lines[i] != want), None)
+        if i is not None:
+            want = reference[i] if i < len(reference) else b""
+            problems.append("record %d: %s: %s, reference %s" % (i, name, show(got_lines[i]), show(want)))
+        if got.stderr:
+            problems.append("%s: stderr (C19, C22): %s" % (name, show(got.stderr)))
     if problems:
         content = stream_configs(v)[key]
+        expected = Outcome(b"".join(reference), int(any(b'"error": "' in line for line in reference)))
+        argv, config = (
+            ((b"--config-path", b"{config}"), {"type": "file", "content": field(content)}) if content else ((), None)
+        )
         stdin = b"".join(r + b"\0" for r in records)
-        vector = Vector(
-            "", ("C22",), (b"--config-path", b"{config}") if content else (), b"".join(reference),
-            1 if any(b'"error": "' in line for line in reference) else 0, command="batch",
-            config={"type": "file", "content": field(content)} if content else None, env=dict(v.env), stdin=stdin,
-        )  # fmt: skip
-        raise diverged(vector, problems)
+        raise diverged(problems, ("C22",), argv, expected, command="batch", config=config, env=dict(v.env), stdin=stdin)
 
 
 # --- persist and resume (SPEC section 13): a manifest per layer, PyYAML as the second oracle -----------------------
@@ -496,12 +404,8 @@ def check_manifest(
     for name, (outcome, file_after, left) in runs.items():
         if (outcome.stdout, outcome.status) != (expected.stdout, expected.status):
             problems.append("%s: status %s stdout %s" % (name, outcome.status, show(outcome.stdout)))
-        if file_after != after:
-            problems.append("%s: manifest %s" % (name, show(file_after or b"(none)")))
-        if left:
-            problems.append("%s: left %s" % (name, ", ".join(left)))
-        if outcome.stderr.count(b"\n") != (0 if outcome.status in (0, 1) else 1):
-            problems.append("%s: status %s with stderr %s" % (name, outcome.status, show(outcome.stderr)))
+        problems += ["%s: manifest %s" % (name, show(file_after or b"(none)"))] * (file_after != after)
+        problems += ["%s: left %s" % (name, ", ".join(left))] * bool(left) + stderr_problem(name, outcome)
     try:
         if command == "persist" and expected.status in (0, 3):
             yaml_oracle.check_persist(before, stdin, expected.status, after)
@@ -513,48 +417,20 @@ def check_manifest(
         spec = {"before": None if before is None else field(before)}
         if command == "persist" and after != before:
             spec["after"] = None if after is None else field(after)
-        vector = Vector(
-            "", ("P9",) if command == "persist" else ("R1",), (b"{manifest}", *args), expected.stdout,
-            expected.status if expected.status is not None else -1, command=command, env=dict(v.env), stdin=stdin,
-            extra={"manifest": spec},
-        )  # fmt: skip
-        raise diverged(vector, problems)
+        rules = ("P9",) if command == "persist" else ("R1",)
+        fields = dict(command=command, env=dict(v.env), stdin=stdin, extra={"manifest": spec})
+        raise diverged(problems, rules, (b"{manifest}", *args), expected, **fields)
     return expected, after
 
 
 # --- in process: the compiled core against the reference ---------------------------------------------------------
 
 
-def check_in_process(v: Vocabulary, text: str, defaults: Optional[dict], config: Optional[bytes]) -> None:
-    """load_defaults (of ``config``'s file, each side reading it) and parse, without and with the defaults: the
-    same mapping, the same to_json bytes and ok, strict JSON written back byte for byte (C17)."""
-    if len(v.backends) < 2:
-        return
-    with tempfile.NamedTemporaryFile(
-        prefix="sage-fuzz-config-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None
-    ) as file:
-        if config is not None:
-            file.write(config)
-            file.flush()
-            loaded = [load(b, os.fsencode(file.name)) for b in v.backends]
-        else:
-            loaded = [defaults] * len(v.backends)
-    problems = ["load_defaults: %s" % loaded] if any(x != loaded[0] for x in loaded) else []
-    for with_defaults in (False, True):
-        lines = [
-            answer(b, text, d if with_defaults and isinstance(d, dict) else None) for b, d in zip(v.backends, loaded)
-        ]
-        if any(x != lines[0] for x in lines):
-            problems.append("parse (defaults %s): %s" % (with_defaults, [show(line) for line, _ in lines]))
-        problem = json_line_problem(v, lines[0][0])
-        problems += ["reference: " + problem] if problem else []
-    if problems:
-        argv: List[bytes] = [b"--", text.encode("utf-8", "surrogateescape")]
-        if config is None and defaults:  # a mapping is what a config of its true keys' lines gives (C14)
-            config = b"".join(line + b"\n" for line, (key, _) in zip(v.default_lines, v.modes) if defaults.get(key))
-        spec = None if config is None else {"type": "file", "content": field(config)}
-        argv = argv if spec is None else [b"--config-path", b"{config}", *argv]
-        vector = Vector("", rules_of("parse", argv, spec, {}), tuple(argv), b"", 0, config=spec, env=dict(v.env))
-        with tempfile.TemporaryDirectory() as workdir:
-            expected = parse_oracle(v.backends[0], vector.materialise(Path(workdir)), b"")
-        raise diverged(dataclasses.replace(vector, stdout=expected.stdout, status=expected.status), problems)
+def check_in_process(v: Vocabulary, text: str, config: Optional[bytes]) -> None:
+    """parse, without and with ``config``'s defaults, by every backend in this process: the compiled core against
+    the reference (the in-process oracles of check_agreement, no process started)."""
+    argv = [b"--", text.encode("utf-8", "surrogateescape")]
+    check_agreement(v, "parse", argv, layers=[])
+    if config is not None:
+        spec = {"type": "file", "content": field(config)}
+        check_agreement(v, "parse", [b"--config-path", b"{config}", *argv], config=spec, layers=[])

@@ -168,17 +168,12 @@ def number_flags(draw, v: Vocabulary) -> str:
 def tokens(v: Vocabulary) -> st.SearchStrategy:
     """A token at the front (C7): a flag, the marker, a near miss, a typo, --name=N, FLAG=VALUE, a glued flag."""
     flag = st.sampled_from(flags(v))
-    kinds = [  # one_of picks a branch uniformly: the flags (E3's pairs among them) get most
-        flag,
-        flag,
-        flag,
-        st.builds("{} {}".format, flag, flag),  # two flags of a mode: E3 half the time
-        st.just("--"),
-        st.sampled_from(near_misses(v)),
-        typos(v),
-        st.builds("{}={}".format, flag, st.sampled_from(WORDS) | text),
-        st.builds(str.__add__, flag, st.sampled_from(LOOKALIKES + SHELL_PIECES)),
-    ]
+    pair = st.builds(
+        "--{1}{0} --{2}{0}".format, st.sampled_from([n for _, n in v.modes]), *[st.sampled_from(["", "no-"])] * 2
+    )
+    kinds = [flag] * 3 + [pair, st.just("--"), st.sampled_from(near_misses(v)), typos(v)]  # pair: E3 half the time
+    kinds += [st.builds("{}={}".format, flag, st.sampled_from(WORDS) | text)]
+    kinds += [st.builds(str.__add__, flag, st.sampled_from(LOOKALIKES + SHELL_PIECES))]
     kinds += [number_flags(v)] * 2 if v.value_modes else []
     return utf8(st.one_of(kinds)) | goal_pieces.map(b"--".__add__)
 
