@@ -1,17 +1,12 @@
-"""The differential fuzzer's oracle: every example through every layer's real entry, compared byte for byte.
-
-check_agreement (one process per layer), check_records (long-lived batch streams, C22), check_manifest (persist
-and resume, PyYAML the second oracle) and check_in_process (the compiled core in this process) hold every layer's
-stdout and status to the in-process reference's, stderr to its shape, every line to strict JSON (C16, C17). A
-divergence raises Divergence: the problems and the example as a ready-to-save vector (parity/vectors format).
-"""
+"""The differential fuzzer's oracle: every layer's stdout and status equal to the in-process reference's, stderr
+of the right shape, every line strict JSON (C16, C17); else Divergence, with the example as a vector."""
 
 from __future__ import annotations
 
 import atexit
 import dataclasses
 import functools
-import hashlib
+import itertools
 import json
 import os
 import subprocess
@@ -19,9 +14,8 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from hypothesis import currently_in_test_context, note, reject
 
@@ -33,16 +27,16 @@ FAILURES_DIR = ROOT / "parity" / "failures"
 TIMEOUT = 30.0
 STDIN_LIMIT = 262144  # I4
 SOURCES = (None, "flag", "config")
+POOL = ThreadPoolExecutor(max_workers=8)
+STREAMS: Dict[tuple, subprocess.Popen] = {}  # one `batch` process per (layer, vocabulary, config), kept alive
+STREAMS_DIR = tempfile.mkdtemp(prefix="sage-fuzz-streams-")
+atexit.register(lambda: [proc.kill() for proc in STREAMS.values()])
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     stdout: bytes
     status: Optional[int]  # None: timed out, or a stream that did not answer every record
     stderr: bytes = b""
-
-
-# --- in-process oracles: the expected (stdout, status) of a command line -----------------------------------------
 
 
 def answer(backend: tuple, text: str, defaults: Optional[dict]) -> Tuple[bytes, bool]:
@@ -100,9 +94,6 @@ def batch_oracle(backend: tuple, argv: Sequence[bytes], stdin: bytes) -> Outcome
 ORACLES: Dict[str, Callable[[tuple, Sequence[bytes], bytes], Outcome]] = {"parse": parse_oracle, "batch": batch_oracle}
 
 
-# --- checks ------------------------------------------------------------------------------------------------------
-
-
 def json_line_problem(v: Vocabulary, line: bytes) -> Optional[str]:
     """C16/C17: one line, strict JSON, the keys in order with the right types, re-encoding to the same bytes."""
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
@@ -112,17 +103,15 @@ def json_line_problem(v: Vocabulary, line: bytes) -> Optional[str]:
         pairs = json.loads(text, object_pairs_hook=list, parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError) as error:
         return "not strict JSON (%s)" % error
-    keys = (*(k for k, _ in v.modes), "goal", "error", *(k + "_source" for k, _ in v.modes))
-    keys += tuple(f for row in v.value_modes for f in (row.field, row.note_field))
-    if not isinstance(pairs, list) or tuple(k for k, _ in pairs) != keys:
+    text_or_null = (str, type(None))  # exact types below: a boolean is no integer
+    kinds = [*((k, (bool,)) for k, _ in v.modes), ("goal", (str,)), ("error", text_or_null)]  # C16's order
+    kinds += [(k + "_source", SOURCES) for k, _ in v.modes]
+    kinds += [kind for row in v.value_modes for kind in ((row.field, (int,)), (row.note_field, text_or_null))]
+    if not isinstance(pairs, list) or [k for k, _ in pairs] != [k for k, _ in kinds]:
         return "not the C16 keys in order"
-    values, maybe_text = dict(pairs), (str, type(None))
-    kinds = [*((k, bool) for k, _ in v.modes), ("goal", str), ("error", maybe_text)]
-    kinds += [kind for row in v.value_modes for kind in ((row.field, int), (row.note_field, maybe_text))]
-    if any(type(values[k]) is bool is not t or not isinstance(values[k], t) for k, t in kinds):
-        return "a value has the wrong type (a mode not a boolean, a number not an integer, V7)"
-    if any(values[k + "_source"] not in SOURCES for k, _ in v.modes):
-        return "a source is not null, flag or config"
+    values = dict(pairs)
+    if any((values[k] if allowed is SOURCES else type(values[k])) not in allowed for k, allowed in kinds):
+        return "a value of the wrong type (a mode not a boolean, a number not an integer, V7) or source"
     if json.dumps(values, ensure_ascii=False) != text:
         return "re-encoding with json.dumps(ensure_ascii=False) gives other bytes (C17)"
     return None
@@ -168,40 +157,18 @@ class Divergence(AssertionError):
         super().__init__(message % ("\n  ".join(problems[:12]), vector.to_json()))
 
 
-LAST_DIVERGENCE: List[Divergence] = []  # the last raised: after hypothesis shrank, the minimal example
-
-
 def diverged(problems: List[str], rules: tuple, argv: Sequence[bytes], expected: Outcome, **fields) -> Divergence:
-    """The exception for a divergence, its example a vector (named by its content; expected: the reference's),
-    kept as the last one and noted for hypothesis."""
+    """The exception for a divergence, its example a vector (expected: the reference's), noted for hypothesis and
+    written to parity/failures/fuzz-COMMAND.json: hypothesis replays the minimal example last, so that one stays."""
     status = -1 if expected.status is None else expected.status
     vector = Vector("", rules, tuple(argv), expected.stdout, status, **fields)
-    digest = hashlib.sha1(vector.to_json().encode()).hexdigest()[:10]
     note_text = "found by the fuzzer (parity/fuzz.py): " + problems[0][:200]
-    vector = dataclasses.replace(vector, name="fuzz-%s-%s" % (vector.command, digest), note=note_text)
-    LAST_DIVERGENCE[:] = [Divergence(vector, problems)]
+    vector = dataclasses.replace(vector, name="fuzz-" + vector.command, note=note_text)
+    FAILURES_DIR.mkdir(parents=True, exist_ok=True)
+    (FAILURES_DIR / (vector.name + ".json")).write_text(vector.to_json(), encoding="utf-8")
     if currently_in_test_context():
         note(vector.to_json())
-    return LAST_DIVERGENCE[0]
-
-
-def save_minimal(directory: Path = FAILURES_DIR) -> Optional[Path]:
-    """Write the last divergence raised (the minimal one, once hypothesis is done) to parity/failures/."""
-    if LAST_DIVERGENCE:
-        vector = LAST_DIVERGENCE[0].vector
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / (vector.name + ".json")).write_text(vector.to_json(), encoding="utf-8")
-        return directory / (vector.name + ".json")
-    return None
-
-
-def rules_of(command: str, config: Optional[dict], env: Dict[str, str]) -> Tuple[str, ...]:
-    return ("C22" if command == "batch" else "C1",) + ("C12",) * bool(config) + ("C20",) * bool(env)
-
-
-# --- one process per layer ---------------------------------------------------------------------------------------
-
-POOL = ThreadPoolExecutor(max_workers=8)
+    return Divergence(vector, problems)
 
 
 def run(layer: Layer, command: str, args: List[bytes], stdin: bytes, env: Dict[str, str]) -> Outcome:
@@ -255,11 +222,9 @@ def check_agreement(
     problems = compare(v, expected, results, in_process, json_lines=oracle is not None)
     if problems:
         fields = dict(command=command, config=config, env=env, stdin=stdin)
-        raise diverged(problems, rules_of(command, config, env), argv, expected, **fields)
+        rules = ("C22" if command == "batch" else "C1",) + ("C12",) * bool(config) + ("C20",) * bool(env)
+        raise diverged(problems, rules, argv, expected, **fields)
     return expected
-
-
-# --- long-lived batch streams (C22) ------------------------------------------------------------------------------
 
 
 def stream_configs(v: Vocabulary) -> Dict[str, Optional[bytes]]:
@@ -269,46 +234,38 @@ def stream_configs(v: Vocabulary) -> Dict[str, Optional[bytes]]:
     return {"none": None, "first": first + b"\n", "last": last + b"\r\n", "all": all_lines}
 
 
-class Streams:
-    """One `batch` process per (layer, vocabulary, config), kept alive across examples: records in, one line each."""
+def stream_config(v: Vocabulary, key: str) -> Optional[str]:
+    content = stream_configs(v)[key]
+    path = os.path.join(STREAMS_DIR, "%s-%s.yaml" % (v.name, key))
+    if content is not None and not os.path.exists(path):
+        Path(path).write_bytes(content)
+    return None if content is None else path
 
-    def __init__(self) -> None:
-        self.procs: Dict[tuple, subprocess.Popen] = {}
-        self.dir = tempfile.mkdtemp(prefix="sage-fuzz-streams-")
-        atexit.register(lambda: [p.kill() for p in self.procs.values()])
 
-    def config_path(self, v: Vocabulary, key: str) -> Optional[str]:
-        content = stream_configs(v)[key]
-        path = os.path.join(self.dir, "%s-%s.yaml" % (hashlib.sha1(v.name.encode()).hexdigest()[:8], key))
-        if content is not None and not os.path.exists(path):
-            Path(path).write_bytes(content)
-        return None if content is None else path
-
-    def exchange(self, layer: Layer, v: Vocabulary, key: str, records: List[bytes]) -> Outcome:
-        """The records to the layer's stream, one line per record back (C22's flush after every line is what lets
-        this work: a layer that buffers or stops answering is killed by the watchdog). Status None: not all."""
-        proc = self.procs.get((layer.name, v.name, key))
-        if proc is None or proc.poll() is not None:
-            path = self.config_path(v, key)
-            proc = self.procs[(layer.name, v.name, key)] = subprocess.Popen(
-                layer.argv("batch", [b"--config-path", os.fsencode(path)] if path else []), stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **layer.env, **dict(v.env)},
-                cwd=layer.cwd,
-            )  # fmt: skip
-            os.set_blocking(proc.stderr.fileno(), False)
-        watchdog = threading.Timer(20.0 + sum(map(len, records)) / 20_000, proc.kill)
-        watchdog.start()
-        threading.Thread(target=write_all, args=(proc.stdin, b"".join(r + b"\0" for r in records)), daemon=True).start()
-        out = b"".join(proc.stdout.readline() for _ in records)
-        watchdog.cancel()
-        os.set_blocking(proc.stdout.fileno(), False)  # anything already written after the last line is extra output
-        out += proc.stdout.read(1 << 16) or b""
-        os.set_blocking(proc.stdout.fileno(), True)
-        err, complete = proc.stderr.read() or b"", out.count(b"\n") >= len(records)
-        if not complete or err:  # a confused stream is not reused
-            proc.kill()
-            del self.procs[(layer.name, v.name, key)]
-        return Outcome(out, 0 if complete else None, err + b"<no answer to every record>" * (not complete))
+def exchange(layer: Layer, v: Vocabulary, key: str, records: List[bytes]) -> Outcome:
+    """The records to the layer's stream, one line per record back (C22's flush after every line is what lets this
+    work: a layer that buffers or stops answering is killed by the watchdog). Status None: not every answer."""
+    proc = STREAMS.get((layer.name, v.name, key))
+    if proc is None or proc.poll() is not None:
+        path = stream_config(v, key)
+        proc = STREAMS[(layer.name, v.name, key)] = subprocess.Popen(
+            layer.argv("batch", [b"--config-path", os.fsencode(path)] if path else []), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **layer.env, **dict(v.env)},
+            cwd=layer.cwd,
+        )  # fmt: skip
+        os.set_blocking(proc.stderr.fileno(), False)
+    watchdog = threading.Timer(20.0 + sum(map(len, records)) / 20_000, proc.kill)
+    watchdog.start()
+    threading.Thread(target=write_all, args=(proc.stdin, b"".join(r + b"\0" for r in records)), daemon=True).start()
+    out = b"".join(proc.stdout.readline() for _ in records)
+    watchdog.cancel()
+    os.set_blocking(proc.stdout.fileno(), False)  # anything already written after the last line is extra output
+    out += proc.stdout.read(1 << 16) or b""
+    os.set_blocking(proc.stdout.fileno(), True)
+    err, complete = proc.stderr.read() or b"", out.count(b"\n") >= len(records)
+    if not complete or err:  # a confused stream is not reused
+        STREAMS.pop((layer.name, v.name, key)).kill()
+    return Outcome(out, 0 if complete else None, err + b"<no answer to every record>" * (not complete))
 
 
 def write_all(pipe, data: bytes) -> None:
@@ -319,40 +276,24 @@ def write_all(pipe, data: bytes) -> None:
         pass
 
 
-STREAMS = Streams()
-
-
 def check_records(v: Vocabulary, records: List[bytes], key: str = "none", layers: Optional[List[Layer]] = None) -> None:
     """``records`` through every batch layer's stream under config ``key``; Divergence unless all agree."""
     layers = available_layers("batch") if layers is None else layers
-    futures = {layer.name: POOL.submit(STREAMS.exchange, layer, v, key, records) for layer in layers}
-    path = STREAMS.config_path(v, key)
-    lines = {b[0]: [answer(b, decode(r), load(b, path and os.fsencode(path)))[0] for r in records] for b in v.backends}
-    reference = lines.pop("reference")
-    problems = [
-        "record %d: reference output %s: %s" % (i, show(x), json_line_problem(v, x)) for i, x in enumerate(reference)
-    ]
-    problems = [p for p in problems if not p.endswith(": None")][:1]
-    results = {n + " (in-process)": Outcome(b"".join(x), 0) for n, x in lines.items()}
-    for name, got in {**results, **{n: f.result() for n, f in futures.items()}}.items():
-        got_lines = [*got.stdout.splitlines(keepends=True), b""]
-        i = next((i for i, want in enumerate([*reference, b""]) if got_lines[i] != want), None)
-        if i is not None:
-            want = reference[i] if i < len(reference) else b""
-            problems.append("record %d: %s: %s, reference %s" % (i, name, show(got_lines[i]), show(want)))
-        if got.stderr:
-            problems.append("%s: stderr (C19, C22): %s" % (name, show(got.stderr)))
+    path, stdin = stream_config(v, key), b"".join(r + b"\0" for r in records)  # the config written before any use
+    futures = {layer.name: POOL.submit(exchange, layer, v, key, records) for layer in layers}
+    argv = [b"--config-path", os.fsencode(path)] if path else []
+    answers = {b[0] + " (in-process)": batch_oracle(b, argv, stdin) for b in v.backends}
+    expected = answers.pop("reference (in-process)")
+    problems, want = compare(v, expected, {}, {}, json_lines=True), expected.stdout.splitlines(keepends=True)
+    for name, got in {**answers, **{n: f.result() for n, f in futures.items()}}.items():
+        pairs = list(itertools.zip_longest(got.stdout.splitlines(keepends=True), want, fillvalue=b""))
+        i = next((i for i, (line, wanted) in enumerate(pairs) if line != wanted), None)
+        problems += ["record %d: %s: %s, reference %s" % (i, name, *map(show, pairs[i]))] if i is not None else []
+        problems += ["%s: stderr (C19, C22): %s" % (name, show(got.stderr))] if got.stderr else []
     if problems:
-        content = stream_configs(v)[key]
-        expected = Outcome(b"".join(reference), int(any(b'"error": "' in line for line in reference)))
-        argv, config = (
-            ((b"--config-path", b"{config}"), {"type": "file", "content": field(content)}) if content else ((), None)
-        )
-        stdin = b"".join(r + b"\0" for r in records)
+        config = {"type": "file", "content": field(stream_configs(v)[key])} if path else None
+        argv = [b"--config-path", b"{config}"] if path else []
         raise diverged(problems, ("C22",), argv, expected, command="batch", config=config, env=dict(v.env), stdin=stdin)
-
-
-# --- persist and resume (SPEC section 13): a manifest per layer, PyYAML as the second oracle -----------------------
 
 
 @functools.lru_cache(maxsize=None)
@@ -370,20 +311,15 @@ def handover_layer(project: Path = PROJECT) -> Layer:
     return Layer("exe-handover", {c: [str(exe), c] for c in ("persist", "resume")})
 
 
-def manifest_layers(command: str) -> List[Layer]:
-    """persist and resume are Python's (issue 33): the console scripts on both backends and the hand-over
-    (`python -m sage_flags` runs the same code as cli-*, so it is left out)."""
-    python = [layer for layer in available_layers(command) if layer.name.startswith("cli-")]
-    exe = PROJECT / "target" / "native" / "sage-flags"
-    return python + [handover_layer()] * (exe.is_file() and os.name != "nt")
-
-
-def check_manifest(
-    v: Vocabulary, command: str, before: Optional[bytes], args: List[bytes], stdin: bytes = b""
-) -> tuple:
+def check_manifest(v: Vocabulary, command: str, before: Optional[bytes], args: List[bytes], stdin: bytes = b""):
     """One persist or resume through every layer: the same stdout, status, stderr shape, file bytes and no temp
     file left; PyYAML agrees (parity/yaml_oracle.py). Returns the agreed (outcome, file afterwards)."""
     from parity import yaml_oracle  # PyYAML: a test dependency
+
+    # persist and resume are Python's (issue 33): the console scripts on both backends and the native executable's
+    # hand-over (`python -m sage_flags` runs the same code as cli-*, so it is left out)
+    layers = [layer for layer in available_layers(command) if layer.name.startswith("cli-")]
+    layers += [handover_layer()] * ((PROJECT / "target" / "native" / "sage-flags").is_file() and os.name != "nt")
 
     def one(layer: Layer, directory: Path) -> tuple:
         directory.mkdir()
@@ -395,9 +331,7 @@ def check_manifest(
         return outcome, path.read_bytes() if path.exists() else None, left
 
     with tempfile.TemporaryDirectory(prefix="sage-fuzz-") as workdir:
-        futures = {
-            layer.name: POOL.submit(one, layer, Path(workdir) / layer.name) for layer in manifest_layers(command)
-        }
+        futures = {layer.name: POOL.submit(one, layer, Path(workdir) / layer.name) for layer in layers}
         runs = {name: future.result() for name, future in futures.items()}
     expected, after, _ = runs["cli-pure"]
     problems = []
@@ -414,16 +348,12 @@ def check_manifest(
     except AssertionError as error:
         problems.append("PyYAML: %s" % str(error)[:300])
     if problems:
-        spec = {"before": None if before is None else field(before)}
-        if command == "persist" and after != before:
-            spec["after"] = None if after is None else field(after)
+        spec = {"before": before, **({"after": after} if command == "persist" and after != before else {})}
+        spec = {key: None if data is None else field(data) for key, data in spec.items()}
         rules = ("P9",) if command == "persist" else ("R1",)
         fields = dict(command=command, env=dict(v.env), stdin=stdin, extra={"manifest": spec})
         raise diverged(problems, rules, (b"{manifest}", *args), expected, **fields)
     return expected, after
-
-
-# --- in process: the compiled core against the reference ---------------------------------------------------------
 
 
 def check_in_process(v: Vocabulary, text: str, config: Optional[bytes]) -> None:

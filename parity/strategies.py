@@ -1,9 +1,5 @@
-"""What the differential fuzzer generates: the domain tables as plain hypothesis strategies.
-
-Every strategy that names flags is built for one vocabulary (``vocabularies()``, the fuzzer's one drawn
-parameter): adding a flag widens the fuzzer too. Contract rule numbers are in the comments; parity/README.md
-lists what each table holds and why.
-"""
+"""What the differential fuzzer generates: the domain tables as plain hypothesis strategies, each that names flags
+built for one vocabulary (``vocabularies()``, the one drawn parameter). parity/README.md says what each holds."""
 
 from __future__ import annotations
 
@@ -11,16 +7,18 @@ import atexit
 import functools
 import json
 import locale
+import operator
 import os
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 from hypothesis import strategies as st
 
-# --- the vocabulary: the one parameter every family draws first -------------------------------------------------
+from parity.vectors import LOCALE_VARIABLES, load_all
+from parity.vectors import from_bytes as field  # a byte field of the vector format
 
 
 @dataclass(frozen=True)
@@ -34,13 +32,9 @@ class Vocabulary:
 
 
 def vocabularies() -> List[Vocabulary]:
-    """THE list of vocabularies the fuzzer draws from (one function, so that one place changes).
-
-    Today: the one ``sage_flags`` was built with, in this process (this checkout, or the copy SAGE_FLAGS_PROJECT
-    and PYTHONPATH name: `make parity` / `make fuzz` run once per built vocabulary). With every vocabulary in one
-    build, this returns one entry per name, each with env (("SAGE_FLAGS_VOCABULARY", name),) and backends that
-    parse in that vocabulary.
-    """
+    """THE list of vocabularies the fuzzer draws from. Today: the one ``sage_flags`` was built with (this checkout,
+    or the copy SAGE_FLAGS_PROJECT and PYTHONPATH name). With every vocabulary in one build: one entry per name, its
+    env (("SAGE_FLAGS_VOCABULARY", name),) and backends that parse in that vocabulary."""
     from sage_flags import _vocab, reference
 
     backends = [("reference", reference.parse, reference.load_defaults)]
@@ -55,16 +49,18 @@ def vocabularies() -> List[Vocabulary]:
     return [Vocabulary(name, (), tuple(_vocab.MODES), tuple(_vocab.VALUE_MODES), tuple(backends), lines)]
 
 
-VOCABULARIES = st.sampled_from(vocabularies())
-
-
 def flags(v: Vocabulary) -> Tuple[str, ...]:
     """C7: each mode's flag and its negation."""
     return tuple("--" + prefix + name for _, name in v.modes for prefix in ("", "no-"))
 
 
-# --- vocabulary-free tables -------------------------------------------------------------------------------------
-
+VOCABULARIES = st.sampled_from(vocabularies())
+FLAG_ARGS = st.lists(st.sampled_from([*flags(vocabularies()[0]), "--", "goal", "--bogus"]), max_size=3)
+# Goals whose JSON form uses every escape of C17 and raw non-ASCII (persist checks the line's canonical form).
+MANIFEST_GOALS = st.text(
+    st.sampled_from('ab "\\\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x85\u00e9\u2028\U0001f680/'), max_size=6
+)
+DECODING = ("utf-8", "surrogateescape")  # C10: invalid bytes are lone surrogates (E4)
 WHITESPACE = (" ", "\t", "\n", "\x0b", "\x0c", "\r")  # C5: exactly these six
 # Whitespace to some runtime or locale (str.isspace, Rust's is_whitespace), not to C5: ordinary characters.
 LOOKALIKES = ("\u00a0", "\u0085", "\u1680", *map(chr, range(0x2000, 0x200B)), "\u2028", "\u2029", "\u202f")
@@ -83,17 +79,83 @@ INVALID_UTF8 += (b"\xf0\x80\x80\xaf", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xf4\x
 INVALID_UTF8 += (b"\xf8\x88\x80\x80\x80", b"\xfc\x84\x80\x80\x80\x80", b"\xfe", b"\xff", b"caf\xe9", b"\xc3\x28")
 VALID_UTF8_EDGES = (b"\xed\x9f\xbf", b"\xee\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf")
 ALPHABET = tuple(dict.fromkeys([*map(chr, range(0x20, 0x7F)), *WHITESPACE, *LOOKALIKES, *CONTROLS[:8]]))
-
+TYPO_CHARACTERS = (*"abcdefghijklmnopqrstuvwxyzAQLU", "-", "_", "=", "1", "\u00e4", "\u0131", "\u2013", "\U0001f680")
+BAD_VALUES = ("", "0", "00", "x", "-1", "2.5", "+3", "3x", "1e3", "0x10", "=", "3=4", "\u0663", "\uff13")
+REJECTED_TAILS = (": True", ': "true"', ": yes", ": 1", ":true", ":\ttrue", ": true ", ": true # c", ": true\x0b")
+REJECTED_TAILS += (" : true", ": false", ": truee", ":\u00a0true", ": true\u2028", ": true\r\r", "_x: true")
+OTHER_LINES = ("", "# sage config", "goal: x", "version: 1", "modes:", "---", "...", "\ufeff")
+LINE_ENDINGS = (b"\n", b"\r\n", b"\r", b"\r\r\n", b"\n\r")
+CONFIG_TYPES = ("file",) * 12 + ("missing", "directory", "fifo", "symlink", "dangling-symlink", "loop-symlink")
+CONFIG_TYPES += ("symlink-to-fifo",)
+UP_TO_ROOT = b"../" * 31 + b".."  # "<UP>{config}" names the same file from any working directory
+MISSING_PATHS = (b"", b"/nonexistent/sage/config.yaml", b"no-such-dir/c.yaml", b"/nonexistent/\xff.yaml", b"/dev/null")
+MISSING_PATHS += (b"/", b".")
+SPECIAL_OPERANDS = (b"", b"--", b"--stdin", b"-h", b"--help", b"--batch", b"--version", b"parse", b"--config-path=")
+SPECIAL_OPERANDS += (b"--config-pathx", b"--Config-path", b"-config-path", b"--config-path ", b"-")
+SPECIAL_OPERANDS += (b"\xe2\x80\x94config-path",)
+STDIN_ENDINGS = (b"", b"\n", b"\r\n", b"\n\n", b" \t\n")  # I2: what may follow ARGUMENTS on stdin
+WORKFLOWS = (b"build", b"architect", b"a", b"x-1", b"a-", b"", b"Build", b"-x", b"1a", b"build\n", b"bu ild")
+WORKFLOWS += (b"b\xc3\xa9", b"b\xff", b"--quality-locked", b"--config-path")
+LOCALE_CANDIDATES = ("C", "POSIX", "C.UTF-8", "en_US.ISO-8859-1", "en_US.ISO8859-1", "en_US.UTF-8", "tr_TR.UTF-8")
+LOCALE_CANDIDATES += ("tr_TR.ISO-8859-9", "de_DE.ISO-8859-15", "ja_JP.eucJP", "ja_JP.SJIS", "zh_CN.GB18030")
+# A BASH_ENV file of a user who customises non-interactive shells (H2-H4): prints nothing, takes over builtins,
+# `.`, `[` and `:`, sets options, traps and aliases (options and traps first: functions take over what follows).
+HIJACKED_BUILTINS = ("printf", "read", "set", "unset", "shopt", "local", "return", "test", "echo", "trap", "enable")
+HOSTILE_BASH_ENV = (
+    "shopt -s expand_aliases nocasematch extglob nullglob failglob dotglob xpg_echo\n"
+    "shopt -u extquote\n"
+    "set -e -o pipefail -C -a -k -E -T -H\n"
+    "set +B\n"
+    "trap 'builtin echo exit-trap' EXIT\n"
+    "trap 'builtin echo err-trap' ERR\n"
+    "trap 'builtin echo return-trap' RETURN\n"
+    + "".join("%s() { builtin echo hijacked; }\n" % name for name in (".", "[", ":", *HIJACKED_BUILTINS))
+    + "alias printf='builtin echo alias' read='builtin echo alias'\n"
+)
+HIJACKING_FUNCTION = "() { builtin echo hijacked; }"
+# Variables that change what a shell or Python does (C20, H2-H4); exported functions: bash 4.4+ spells them
+# BASH_FUNC_name%%, bash 3.2 name=() {...}. BASH_ENV, ENV and the locales are added where they are known.
+ENV_CHOICES = (("CDPATH", ".:/tmp"), ("CDPATH", "/:."), ("TMOUT", "1"), ("FUNCNEST", "1"), ("FUNCNEST", "2"))
+ENV_CHOICES += (("SHELLOPTS", "errexit:nounset:pipefail:noclobber:allexport:errtrace:functrace"),)
+ENV_CHOICES += (("SHELLOPTS", "keyword:noglob"), ("BASHOPTS", "compat31"), ("POSIXLY_CORRECT", "1"))
+ENV_CHOICES += (("BASHOPTS", "nocasematch:extglob:nullglob:failglob:dotglob:xpg_echo:shift_verbose"),)
+ENV_CHOICES += tuple((name, HIJACKING_FUNCTION) for name in ("BASH_FUNC_printf%%", "BASH_FUNC_read%%", "printf"))
+ENV_CHOICES += tuple(("PYTHONIOENCODING", x) for x in ("ascii", "latin-1", "utf-8", "ascii:strict", "utf-16"))
+ENV_CHOICES += tuple(("IFS", x) for x in ("", "-", "x", "\t", "\n", " \t\n", "-a"))
+ENV_CHOICES += (("PYTHONUTF8", "0"), ("PYTHONUTF8", "1"), ("GLOBIGNORE", "*"), ("GLOBIGNORE", "*:.*"))
+ENV_CHOICES += (("GLOBIGNORE", ""), ("POSIXLY_CORRECT", ""))
+# The five YAML line breaks (PyYAML breaks lines at each), and the node properties and keys YAML reads where a
+# line-by-line reader might not (issue 33): anchors, tags, `?` keys, aliases.
+YAML_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+YAML_PROPERTIES = ("&k ", "!!str ", "? ", "*k", "&a !!map ", "!t ")
+# Issue 33 (branch manifest) refuses these where they could move `flags`; set True once it is merged.
+HOSTILE_YAML = False
+MANIFEST_WORDS = ("title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü")
+MANIFEST_WORDS += ("base: &base {autonomous: true}", "copy: *base", '"quoted key": 1', "list:", "- item", "note: |")
+MANIFEST_WORDS += ("  flags: not a key", "\tnot yaml: tab", "--- x", "---  ", "...")
+MANIFEST_VALUES = ("true", "false", "yes", '"true"', "'no'", "True", "null", "x y", "", "&a true", "*a", "!!bool true")
+MANIFEST_VALUES += ("[true]", "{x: 1}", "|", ">-", '"tr\\u0075e"', "-", "-1", "2", "07", "~")
+TAILS = st.sampled_from(("", "  ", "  # resolved value", "\t# tab", "# glued", " #"))
+# Issue 24: values YAML reads over several lines (quoted scalars, flow collections) whose inner lines look like
+# keys, their one-line forms, block scalars: (opening, closing). The quoted ones first: half of all draws.
+QUOTED_SHAPES = (('"a', '"'), ("'it''s", "'"), ('"a\\"', '"'))
+OTHER_SHAPES = (("[a,", "]"), ("{a: 1,", "}"), ('["x]",', "]"), ("{k: [v,", "]}"), ("|+", ""), (">+", ""), ("|x", ""))
+OTHER_SHAPES += (("|2-", ""), ('"a \\"b\\" # c" # closed', ""), ("[a, 'b''s', {k: v}] # closed", ""))
+OTHER_SHAPES += (('!!str "a', '"'), ("&q 'a", "'"))
+HOOK_COMMAND_NAMES = ("build", "architect", "sage:build", "sage:architect", "prompts:build", "review", "Build")
+HOOK_COMMAND_NAMES += ("builder", "sage:sage:build", "other:build", "")
+HOOK_SEPARATORS = (" ", "   ", "\n", "\t", "\r\n", "", "x", "\u00a0")
+# The event's JSON broken as K2 refuses (every layer must fail open alike): cut short, a duplicate key, a trailing
+# comma, a BOM, NaN, an array, a key of the wrong type.
+BREAKS = (lambda t, cut: t[: cut % max(len(t), 1)], lambda t, _: t[:-1] + ', "hook_event_name": "UserPromptSubmit"}')
+BREAKS += (lambda t, _: t[:-1] + ",}", lambda t, _: "\ufeff" + t, lambda t, _: t[:-1] + ', "n": NaN}')
+BREAKS += (lambda t, _: "[" + t + "]", lambda t, _: t.replace('"hook_event_name"', '"hook_event_name": 1, "x"', 1))
+FORMS_OF_CONFIG = ([b"--config-path", b"{config}"], [b"--config-path={config}"])
 text = st.text(st.sampled_from(ALPHABET) | st.characters(min_codepoint=1, exclude_categories=("Cs",)), max_size=12)
-ws_runs = st.one_of(
-    st.sampled_from(WHITESPACE),
-    st.builds(lambda c, n: c * n, st.sampled_from(WHITESPACE), st.sampled_from((2, 3, 16, 500))),
-    st.text(st.sampled_from(WHITESPACE), min_size=2, max_size=7),
-)
+repeated_ws = st.builds(operator.mul, st.sampled_from(WHITESPACE), st.sampled_from((2, 3, 16, 500)))
+ws_runs = st.sampled_from(WHITESPACE) | repeated_ws | st.text(st.sampled_from(WHITESPACE), min_size=2, max_size=7)
 raw_bytes = st.sampled_from(INVALID_UTF8 + VALID_UTF8_EDGES)
-long_runs = st.builds(
-    lambda unit, n: unit * n, st.sampled_from(LONG_UNITS), st.integers(1, 64) | st.sampled_from((300, 4000))
-)
+long_runs = st.builds(operator.mul, st.sampled_from(LONG_UNITS), st.integers(1, 64) | st.sampled_from((300, 4000)))
 
 
 def one_in(n: int) -> st.SearchStrategy:
@@ -102,10 +164,7 @@ def one_in(n: int) -> st.SearchStrategy:
 
 
 def utf8(s: st.SearchStrategy) -> st.SearchStrategy:
-    return s.map(lambda value: value.encode("utf-8", "surrogateescape"))
-
-
-# --- ARGUMENTS (C5-C10, E1-E5, S1-S7, V1-V8) ---------------------------------------------------------------------
+    return s.map(lambda value: value.encode(*DECODING))
 
 
 def near_misses(v: Vocabulary) -> Tuple[str, ...]:
@@ -120,32 +179,23 @@ def near_misses(v: Vocabulary) -> Tuple[str, ...]:
     return tuple(dict.fromkeys(x for x in out if x not in flags(v)))
 
 
-TYPO_CHARACTERS = (*"abcdefghijklmnopqrstuvwxyzAQLU", "-", "_", "=", "1", "\u00e4", "\u0131", "\u2013", "\U0001f680")
-
-
 @st.composite
 def typos(draw, v: Vocabulary) -> str:
     """1-6 edits of a flag form (insert, delete, substitute, swap, change case): near enough for E1's
     suggestion, ties, or too far (S1-S7); sometimes `=VALUE` after."""
     chars = list(draw(st.sampled_from(flags(v)))[2:])
-    for _ in range(draw(st.integers(1, 6))):
-        op, at = draw(st.sampled_from("idswc")), draw(st.integers(0, len(chars)))
+    edit = st.tuples(st.sampled_from("idswc"), st.integers(0, 40), st.sampled_from(TYPO_CHARACTERS))
+    for op, at, char in draw(st.lists(edit, min_size=1, max_size=6)):
+        at %= len(chars) + (op == "i" or not chars)
         if op == "i" or not chars:
-            chars.insert(at, draw(st.sampled_from(TYPO_CHARACTERS)))
-            continue
-        at = min(at, len(chars) - 1)
-        if op == "d":
-            del chars[at]
-        elif op == "s":
-            chars[at] = draw(st.sampled_from(TYPO_CHARACTERS))
-        elif op == "w" and at + 1 < len(chars):
-            chars[at], chars[at + 1] = chars[at + 1], chars[at]
+            chars.insert(at, char)
+        elif op in "ds":
+            chars[at : at + 1] = [char] if op == "s" else []
+        elif op == "w":
+            chars[at : at + 2] = chars[at : at + 2][::-1]
         else:
             chars[at] = chars[at].swapcase()
     return "--" + "".join(chars) + draw(st.just("") | st.sampled_from(WORDS).map("=".__add__))
-
-
-BAD_VALUES = ("", "0", "00", "x", "-1", "2.5", "+3", "3x", "1e3", "0x10", "=", "3=4", "\u0663", "\uff13")
 
 
 @st.composite
@@ -153,13 +203,10 @@ def number_flags(draw, v: Vocabulary) -> str:
     """`--name=VALUE` (V2-V5): in range, the edges, above the cap, leading zeros, many digits, or no number."""
     row = draw(st.sampled_from(v.value_modes))
     low, cap = row.minimum, row.cap
+    numbers = st.integers(low, cap) | st.sampled_from((low, cap, cap + 1, low - 1)) | st.integers(cap + 1, cap + 9999)
+    zeros = st.builds(lambda z, n: "0" * z + str(n), st.integers(1, 5), st.integers(0, cap + 2))
     value = draw(
-        st.integers(low, cap).map(str)
-        | st.sampled_from((low, cap, cap + 1, low - 1)).map(str)
-        | st.integers(cap + 1, cap + 10_000).map(str)
-        | st.builds(lambda z, n: "0" * z + str(n), st.integers(1, 5), st.integers(0, cap + 2))
-        | st.text("0123456789", min_size=10, max_size=70)
-        | st.sampled_from(BAD_VALUES)
+        numbers.map(str) | zeros | st.text("0123456789", min_size=10, max_size=70) | st.sampled_from(BAD_VALUES)
     )
     return "--%s=%s" % (v.modes[row.mode][1], value)
 
@@ -171,7 +218,7 @@ def tokens(v: Vocabulary) -> st.SearchStrategy:
     pair = st.builds(
         "--{1}{0} --{2}{0}".format, st.sampled_from([n for _, n in v.modes]), *[st.sampled_from(["", "no-"])] * 2
     )
-    kinds = [flag] * 3 + [pair, st.just("--"), st.sampled_from(near_misses(v)), typos(v)]  # pair: E3 half the time
+    kinds = [flag] * 3 + [pair] * 2 + [st.just("--"), st.sampled_from(near_misses(v)), typos(v)]  # pair: E3 half
     kinds += [st.builds("{}={}".format, flag, st.sampled_from(WORDS) | text)]
     kinds += [st.builds(str.__add__, flag, st.sampled_from(LOOKALIKES + SHELL_PIECES))]
     kinds += [number_flags(v)] * 2 if v.value_modes else []
@@ -183,6 +230,8 @@ goal_pieces = st.one_of(  # invalid UTF-8 (E4) in one piece of twelve
     *map(utf8, map(st.sampled_from, [SHELL_PIECES + CONTROLS, LOOKALIKES + UNICODE_PIECES])),
     raw_bytes,
 )
+
+
 separators = st.one_of(st.just(" "), ws_runs, st.sampled_from(LOOKALIKES), st.just(""))
 
 
@@ -194,33 +243,12 @@ def arguments(v: Vocabulary) -> st.SearchStrategy:
     return st.builds(lambda *parts: b"".join(parts), edge, front, st.lists(goal_pieces, max_size=4).map(b"".join), edge)
 
 
-# --- config files (C11-C14) and argv (C1-C3) ---------------------------------------------------------------------
-
-
 def rejected_lines(v: Vocabulary) -> Tuple[str, ...]:
     """C14 variants that must NOT turn a mode on."""
-    out = []
-    for key, _ in v.modes:
-        out += [f"{key}: True", f'{key}: "true"', f"{key}: yes", f"{key}: 1", f"{key}:true", f"{key}:\ttrue"]
-        out += [f"{key}: true ", f"{key}: true # c", f"{key}: true\x0b", f" {key}: true", f"\t{key}: true"]
-        out += [key.upper() + ": true", f'"{key}": true', key.replace("_", "-") + ": true", f"x{key}: true"]
-        out += [f"{key} : true", f"{key}: false", f"- {key}: true", f"{key}: truee", f"{key}:\u00a0true"]
-        out += [f"\ufeff{key}: true", f"{key}: true\u2028", f"{key}: true\r\r"]
-    return tuple(out)
-
-
-OTHER_LINES = ("", "# sage config", "goal: x", "version: 1", "modes:", "---", "...", "\ufeff")
-LINE_ENDINGS = (b"\n", b"\r\n", b"\r", b"\r\r\n", b"\n\r")
-CONFIG_TYPES = ("file",) * 12 + ("missing", "directory", "fifo", "symlink", "dangling-symlink", "loop-symlink")
-CONFIG_TYPES += ("symlink-to-fifo",)
-
-
-def field(data: bytes):
-    """A byte field of the vector format."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"hex": data.hex()}
+    keys = [key for key, _ in v.modes]
+    heads = [h for k in keys for h in (k.upper(), '"%s"' % k, k.replace("_", "-"), " " + k, "\t" + k, "- " + k)]
+    heads += [p + k for k in keys for p in ("x", "\ufeff")]
+    return tuple([k + tail for k in keys for tail in REJECTED_TAILS] + [head + ": true" for head in heads])
 
 
 @functools.lru_cache(maxsize=None)
@@ -253,154 +281,49 @@ def configs(draw, v: Vocabulary) -> dict:
     return spec
 
 
-UP_TO_ROOT = b"../" * 31 + b".."  # "<UP>{config}" names the same file from any working directory
-MISSING_PATHS = (b"", b"/nonexistent/sage/config.yaml", b"no-such-dir/c.yaml", b"/nonexistent/\xff.yaml", b"/dev/null")
-MISSING_PATHS += (b"/", b".")
-SPECIAL_OPERANDS = (b"", b"--", b"--stdin", b"-h", b"--help", b"--batch", b"--version", b"parse", b"--config-path=")
-SPECIAL_OPERANDS += (
-    b"--config-pathx",
-    b"--Config-path",
-    b"-config-path",
-    b"\xe2\x80\x94config-path",
-    b"--config-path ",
-)
-
-
-@st.composite
-def argv_items(draw, v: Vocabulary, has_config: bool) -> List[bytes]:
-    """C1-C3: operands (several items, C2) with --config-path in every position and form."""
-    items = draw(st.lists(st.sampled_from(SPECIAL_OPERANDS) | arguments(v), max_size=4))
-    path = st.sampled_from((b"{config}", UP_TO_ROOT + b"{config}")) if has_config else st.sampled_from(MISSING_PATHS)
-    for _ in range(draw(st.integers(1 if has_config else 0, 2))):
-        value = draw(path)
-        form = draw(
-            st.sampled_from(([b"--config-path", value], [b"--config-path=" + value], [b"--config-path", b"--"]))
-        )
-        if draw(one_in(8)):
-            form = [b"--", *form]
-        at = draw(st.integers(0, len(items)))
-        items[at:at] = form
-    return items + draw(st.sampled_from(([],) * 11 + ([b"--config-path"],)))  # C3: a usage error
-
-
 @st.composite
 def argvs(draw, v: Vocabulary) -> Tuple[List[bytes], Optional[dict]]:
-    """(argv after the subcommand, config spec or None); items may name {config}."""
+    """(argv after the subcommand, config spec or None): operands (several items, C2) with --config-path in every
+    position and form (C1-C3), naming {config} where there is a config."""
     config = draw(st.none() | configs(v))
-    return draw(argv_items(v, config is not None)), config
+    items = draw(st.lists(st.sampled_from(SPECIAL_OPERANDS) | arguments(v), max_size=4))
+    path = st.sampled_from((b"{config}", UP_TO_ROOT + b"{config}") if config else MISSING_PATHS)
+    for _ in range(draw(st.integers(1 if config else 0, 2))):
+        value = draw(path)
+        forms = ([b"--config-path", value], [b"--config-path=" + value], [b"--config-path", b"--"])
+        at = draw(st.integers(0, len(items)))
+        items[at:at] = [b"--"] * draw(one_in(8)) + draw(st.sampled_from(forms))
+    return items + [b"--config-path"] * draw(one_in(12)), config  # C3: a usage error
 
 
 def record_lists(v: Vocabulary, max_size: int = 25) -> st.SearchStrategy:
     return st.lists(arguments(v), min_size=1, max_size=max_size)
 
 
-STDIN_ENDINGS = (b"", b"\n", b"\r\n", b"\n\n", b" \t\n")  # I2: what may follow ARGUMENTS on stdin
-WORKFLOWS = (b"build", b"architect", b"a", b"x-1", b"a-", b"", b"Build", b"-x", b"1a", b"build\n", b"bu ild")
-WORKFLOWS += (b"b\xc3\xa9", b"b\xff", b"--quality-locked", b"--config-path")
-
-
-# --- environments (C20, H2-H4) ------------------------------------------------------------------------------------
-
-LOCALE_CANDIDATES = ("C", "POSIX", "C.UTF-8", "en_US.ISO-8859-1", "en_US.ISO8859-1", "en_US.UTF-8", "tr_TR.UTF-8")
-LOCALE_CANDIDATES += ("tr_TR.ISO-8859-9", "de_DE.ISO-8859-15", "ja_JP.eucJP", "ja_JP.SJIS", "zh_CN.GB18030")
-
-
 @functools.lru_cache(maxsize=1)
-def usable_locales() -> Tuple[str, ...]:
-    """The candidates the C library accepts here, and up to 4 non-UTF-8 locales of `locale -a` (with a locale
-    that is not installed, bash itself warns on stderr before any script line)."""
-    try:
-        names = subprocess.run(["locale", "-a"], capture_output=True, timeout=10).stdout.decode("ascii", "replace")
-    except (OSError, subprocess.SubprocessError):
-        names = ""
-    extra = sorted(n for n in names.split() if "utf8" not in n.lower().replace("-", "") and n.isprintable())
-    saved, usable = locale.setlocale(locale.LC_ALL), []
-    try:
-        for name in dict.fromkeys([*LOCALE_CANDIDATES, *extra[:4]]):
-            try:
-                locale.setlocale(locale.LC_ALL, name)
-                usable.append(name)
-            except locale.Error:
-                pass
-    finally:
-        locale.setlocale(locale.LC_ALL, saved)
-    return tuple(usable)
-
-
-# A BASH_ENV file of a user who customises non-interactive shells (H2-H4): prints nothing, takes over builtins,
-# `.`, `[` and `:`, sets options, traps and aliases (options and traps first: functions take over what follows).
-HIJACKED_BUILTINS = ("printf", "read", "set", "unset", "shopt", "local", "return", "test", "echo", "trap", "enable")
-HOSTILE_BASH_ENV = (
-    "shopt -s expand_aliases nocasematch extglob nullglob failglob dotglob xpg_echo\n"
-    "shopt -u extquote\n"
-    "set -e -o pipefail -C -a -k -E -T -H\n"
-    "set +B\n"
-    "trap 'builtin echo exit-trap' EXIT\n"
-    "trap 'builtin echo err-trap' ERR\n"
-    "trap 'builtin echo return-trap' RETURN\n"
-    + "".join("%s() { builtin echo hijacked; }\n" % name for name in (".", "[", ":", *HIJACKED_BUILTINS))
-    + "alias printf='builtin echo alias' read='builtin echo alias'\n"
-)
-HIJACKING_FUNCTION = "() { builtin echo hijacked; }"
-
-
-@functools.lru_cache(maxsize=1)
-def hostile_bash_env_file() -> str:
+def environment_choices() -> List[Tuple[str, str]]:
+    """ENV_CHOICES, BASH_ENV and ENV naming a HOSTILE_BASH_ENV file, and the locales the C library accepts here:
+    the candidates and up to 4 non-UTF-8 locales of `locale -a` (a locale that is not installed makes bash warn)."""
     fd, path = tempfile.mkstemp(prefix="sage-flags-bash-env-", suffix=".sh")
-    with os.fdopen(fd, "w") as file:
-        file.write(HOSTILE_BASH_ENV)
+    os.write(fd, HOSTILE_BASH_ENV.encode())
+    os.close(fd)
     atexit.register(os.unlink, path)
-    return path
+    listed = subprocess.run(["locale", "-a"], capture_output=True).stdout if shutil.which("locale") else b""
+    extra = [n for n in listed.decode("ascii", "replace").split() if "utf8" not in n.lower().replace("-", "")]
+    choices, saved = [*ENV_CHOICES, ("BASH_ENV", path), ("ENV", path)], locale.setlocale(locale.LC_ALL)
+    for name in dict.fromkeys([*LOCALE_CANDIDATES, *sorted(filter(str.isprintable, extra))[:4]]):
+        try:
+            choices += [(variable, locale.setlocale(locale.LC_ALL, name) and name) for variable in LOCALE_VARIABLES]
+        except locale.Error:
+            pass
+    locale.setlocale(locale.LC_ALL, saved)
+    return choices
 
 
 @st.composite
 def environments(draw) -> Dict[str, str]:
-    loc = usable_locales()
-    choices = {
-        "BASH_ENV": (hostile_bash_env_file(),),
-        "ENV": (hostile_bash_env_file(),),
-        "CDPATH": (".:/tmp", "/:."),
-        "TMOUT": ("1",),
-        "FUNCNEST": ("1", "2"),
-        "SHELLOPTS": ("errexit:nounset:pipefail:noclobber:allexport:errtrace:functrace", "keyword:noglob"),
-        "BASHOPTS": ("nocasematch:extglob:nullglob:failglob:dotglob:xpg_echo:shift_verbose", "compat31"),
-        # exported functions: bash 4.4+ spells them BASH_FUNC_name%%, bash 3.2 name=() {...}
-        "BASH_FUNC_printf%%": (HIJACKING_FUNCTION,),
-        "BASH_FUNC_read%%": (HIJACKING_FUNCTION,),
-        "printf": (HIJACKING_FUNCTION,),
-        "LC_ALL": loc,
-        "LANG": loc,
-        "LC_CTYPE": loc,
-        "PYTHONIOENCODING": ("ascii", "latin-1", "utf-8", "ascii:strict", "utf-16"),
-        "PYTHONUTF8": ("0", "1"),
-        "IFS": ("", "-", "x", "\t", "\n", " \t\n", "-a"),
-        "GLOBIGNORE": ("*", "*:.*", ""),
-        "POSIXLY_CORRECT": ("1", ""),
-    }
-    names = draw(st.lists(st.sampled_from(sorted(choices)), min_size=1, max_size=3, unique=True))
-    return {name: draw(st.sampled_from(choices[name])) for name in names}
-
-
-# --- manifests (persist, resume: SPEC section 13, P11) -------------------------------------------------------------
-
-# The five YAML line breaks (PyYAML breaks lines at each), and the node properties and keys YAML reads where a
-# line-by-line reader might not (issue 33): anchors, tags, `?` keys, aliases.
-YAML_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
-YAML_PROPERTIES = ("&k ", "!!str ", "? ", "*k", "&a !!map ", "!t ")
-# Issue 33 (branch manifest) refuses these where they could move `flags`; set True once it is merged.
-HOSTILE_YAML = False
-MANIFEST_WORDS = ("title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü")
-MANIFEST_WORDS += ("base: &base {autonomous: true}", "copy: *base", '"quoted key": 1', "list:", "- item", "note: |")
-MANIFEST_WORDS += ("  flags: not a key", "\tnot yaml: tab", "--- x", "---  ", "...")
-MANIFEST_VALUES = ("true", "false", "yes", '"true"', "'no'", "True", "null", "x y", "", "&a true", "*a", "!!bool true")
-MANIFEST_VALUES += ("[true]", "{x: 1}", "|", ">-", '"tr\\u0075e"', "-", "-1", "2", "07", "~")
-TAILS = st.sampled_from(("", "  ", "  # resolved value", "\t# tab", "# glued", " #"))
-# Issue 24: values YAML reads over several lines (quoted scalars, flow collections) whose inner lines look like
-# keys, their one-line forms, block scalars: (opening, closing). The quoted ones first: half of all draws.
-QUOTED_SHAPES = (('"a', '"'), ("'it''s", "'"), ('"a\\"', '"'))
-OTHER_SHAPES = (("[a,", "]"), ("{a: 1,", "}"), ('["x]",', "]"), ("{k: [v,", "]}"), ("|+", ""), (">+", ""), ("|x", ""))
-OTHER_SHAPES += (("|2-", ""), ('"a \\"b\\" # c" # closed', ""), ("[a, 'b''s', {k: v}] # closed", ""))
-OTHER_SHAPES += (('!!str "a', '"'), ("&q 'a", "'"))
+    names = draw(st.lists(st.sampled_from(sorted(dict(environment_choices()))), min_size=1, max_size=3, unique=True))
+    return {name: draw(st.sampled_from([x for n, x in environment_choices() if n == name])) for name in names}
 
 
 @st.composite
@@ -417,22 +340,6 @@ def multi_line_value(draw, v: Vocabulary, indent: str) -> List[str]:
 
 
 @st.composite
-def hostile_yaml(draw, lines: List[str]) -> List[str]:
-    """A node property or `?` before a key, or a YAML line break inside a key, a value or a comment."""
-    lines = list(lines)
-    for _ in range(draw(st.integers(1, 3))):
-        at = draw(st.integers(0, len(lines) - 1))
-        line = lines[at]
-        if draw(st.booleans()):
-            column = len(line) - len(line.lstrip())
-            lines[at] = line[:column] + draw(st.sampled_from(YAML_PROPERTIES)) + line[column:]
-        else:
-            cut = draw(st.integers(0, len(line)))
-            lines[at] = line[:cut] + draw(st.sampled_from(YAML_BREAKS)) + line[cut:]
-    return lines
-
-
-@st.composite
 def manifests(draw, v: Optional[Vocabulary] = None) -> Optional[bytes]:
     """A manifest's bytes (None: no file yet): valid YAML but for values over several lines (so that PyYAML
     applies), or a flags block in every odd shape; hostile YAML (issue 33), CRLF, a BOM, invalid UTF-8."""
@@ -442,12 +349,8 @@ def manifests(draw, v: Optional[Vocabulary] = None) -> Optional[bytes]:
     if kind == "none":
         return None
     indent = draw(st.sampled_from(["  ", "    "] + ["\t", " "] * (kind == "odd")))
-    entry = st.one_of(
-        multi_line_value(v, indent),
-        multi_line_value(v, indent),
-        st.tuples(st.sampled_from(keys), st.sampled_from(["true", "false"])).map(lambda e: [indent + ": ".join(e)]),
-        st.just([""]) | multi_line_value(v, ""),
-    )
+    plain = st.tuples(st.sampled_from(keys), st.sampled_from(["true", "false"])).map(lambda e: [indent + ": ".join(e)])
+    entry = st.one_of([multi_line_value(v, indent)] * 2 + [plain, st.just([""]) | multi_line_value(v, "")])
     if kind == "odd":  # entries of every shape, nested blocks, comments, list items
         names = st.sampled_from([*keys, "subagents", keys[0] + "_x", "- item", '"%s"' % keys[-1], "'%s'" % keys[0]])
         colon = st.sampled_from([": ", ":", " : ", ":  "])
@@ -457,15 +360,13 @@ def manifests(draw, v: Optional[Vocabulary] = None) -> Optional[bytes]:
     words = ["title: Cycle 3", "owner: ana"] if kind == "yaml" else [w for w in MANIFEST_WORDS if w[:1] != " "]
     front = draw(st.lists(st.sampled_from(words), max_size=2))
     if kind != "words" or draw(st.booleans()):
-        front += [
-            "flags"
-            + " " * (kind == "odd" and draw(st.booleans()))
-            + ":"
-            + draw(TAILS if kind == "odd" else st.just(""))
-        ]
+        front.append(draw(st.sampled_from(["flags:", "flags :"])) + draw(TAILS) if kind == "odd" else "flags:")
         front += [line for e in draw(st.lists(entry, min_size=kind == "yaml", max_size=3)) for line in e]
-    if front and HOSTILE_YAML and draw(one_in(3)):
-        front = draw(hostile_yaml(front))
+    for _ in range(draw(st.integers(1, 3)) if front and HOSTILE_YAML and draw(one_in(3)) else 0):
+        at = draw(st.integers(0, len(front) - 1))  # a node property or `?` before a key, or a YAML line break
+        line, column = front[at], len(front[at]) - len(front[at].lstrip())
+        cut = draw(st.integers(0, len(line)) | st.just(column))
+        front[at] = line[:cut] + draw(st.sampled_from(YAML_BREAKS if cut != column else YAML_PROPERTIES)) + line[cut:]
     fences = st.sampled_from(["---"] + ["--- ", "---\t", "---x"] * (kind != "yaml"))
     lines = [draw(fences), *front, *[draw(fences)] * (not draw(one_in(11)))]
     lines += draw(st.lists(st.sampled_from(MANIFEST_WORDS), max_size=3))
@@ -475,46 +376,10 @@ def manifests(draw, v: Optional[Vocabulary] = None) -> Optional[bytes]:
     return (b"\xef\xbb\xbf" if draw(one_in(6)) else b"") + data
 
 
-FLAG_ARGS = st.lists(
-    st.sampled_from(
-        [f"--{prefix}{n}" for _, n in vocabularies()[0].modes for prefix in ("", "no-")] + ["--", "goal", "--bogus"]
-    ),
-    max_size=3,
-)
-# Goals whose JSON form uses every escape of C17 and raw non-ASCII (persist checks the line's canonical form).
-MANIFEST_GOALS = st.text(
-    st.sampled_from('ab "\\\x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f\x85\u00e9\u2028\U0001f680/'), max_size=6
-)
-
-
-# --- hook events (SPEC section 17) ----------------------------------------------------------------------------------
-
-HOOK_COMMAND_NAMES = ("build", "architect", "sage:build", "sage:architect", "prompts:build", "review", "Build")
-HOOK_COMMAND_NAMES += ("builder", "sage:sage:build", "other:build", "")
-HOOK_SEPARATORS = (" ", "   ", "\n", "\t", "\r\n", "", "x", "\u00a0")
-
-
 @functools.lru_cache(maxsize=1)
 def hostile_stdin_texts() -> Tuple[str, ...]:
-    """The stdin vectors' texts (I1-I6) that JSON can carry: the hostile texts of issue 28."""
-    texts = []
-    for path in sorted((Path(__file__).resolve().parent / "vectors").glob("stdin-*.json")):
-        stdin = json.loads(path.read_text(encoding="utf-8")).get("stdin", "")
-        texts += [stdin] if isinstance(stdin, str) else []
-    return tuple(texts) or ("",)
-
-
-def _break(text: str, how: str, cut: int) -> str:
-    """The event's JSON broken as K2 refuses (it must fail open alike everywhere)."""
-    return {
-        "truncate": lambda: text[: cut % max(len(text), 1)],
-        "duplicate": lambda: text[:-1] + ', "hook_event_name": "UserPromptSubmit"}',
-        "trailing-comma": lambda: text[:-1] + ",}",
-        "bom": lambda: "\ufeff" + text,
-        "nan": lambda: text[:-1] + ', "n": NaN}',
-        "array": lambda: "[" + text + "]",
-        "wrong-type": lambda: text.replace('"hook_event_name"', '"hook_event_name": 1, "was"', 1),
-    }[how]()
+    """The stdin vectors' texts (I1-I6): the hostile texts of issue 28."""
+    return tuple(x.stdin.decode(*DECODING) for x in load_all() if x.name.startswith("stdin-")) or ("",)
 
 
 @st.composite
@@ -524,12 +389,10 @@ def hook_examples(draw, v: Vocabulary) -> Tuple[List[bytes], Optional[dict], byt
     escaped non-ASCII, or broken JSON."""
     harness = draw(st.sampled_from(["claude-code", "codex"]))
     config = draw(st.none() | configs(v))
-    argv = [harness.encode()] + ([] if config is None else draw(st.sampled_from(FORMS_OF_CONFIG)))
+    argv = [harness.encode()] + ([] if config is None else draw(st.sampled_from(FORMS_OF_CONFIG)))  # C1
     argv += draw(st.sampled_from(([],) * 8 + ([b"--workflow", b"build"], [b"--workflow", b"Build"], [b"--stdin"])))
-    said = draw(
-        st.sampled_from(hostile_stdin_texts()) | arguments(v).map(lambda b: b.decode("utf-8", "surrogateescape"))
-    )
-    said += draw(st.sampled_from(("",) * 19 + ("\0",)))
+    said = draw(st.sampled_from(hostile_stdin_texts()) | arguments(v).map(lambda b: b.decode(*DECODING)))
+    said += "\0" * draw(one_in(20))
     name = draw(st.sampled_from(HOOK_COMMAND_NAMES))
     common = {"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp/p", "permission_mode": "default"}
     if harness == "claude-code" and draw(st.booleans()):
@@ -546,12 +409,6 @@ def hook_examples(draw, v: Vocabulary) -> Tuple[List[bytes], Optional[dict], byt
         event = dict(reversed(list(event.items())))
     surrogate = any("\ud800" <= ch <= "\udfff" for value in event.values() if isinstance(value, str) for ch in value)
     data = json.dumps(event, ensure_ascii=surrogate or draw(st.booleans()))
-    how = draw(
-        st.sampled_from((None,) * 12 + ("truncate", "duplicate", "trailing-comma", "bom", "nan", "array", "wrong-type"))
-    )
-    if how:
-        data = _break(data, how, draw(st.integers(0, 10_000)))
+    how = draw(st.sampled_from((None,) * 12 + BREAKS))
+    data = how(data, draw(st.integers(0, 10_000))) if how else data
     return argv, config, data.encode("utf-8", "surrogatepass")
-
-
-FORMS_OF_CONFIG = ([b"--config-path", b"{config}"], [b"--config-path={config}"])

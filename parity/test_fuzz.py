@@ -1,9 +1,5 @@
 """The differential fuzzer: one hypothesis test per command family, every example through every layer's real entry.
-
-Profiles (SAGE_FLAGS_FUZZ_PROFILE): "parity" (default; `make parity`, in `make test`): derandomized, the same few
-dozen examples per family every run; "fuzz" (`make fuzz`): random, FUZZ_EXAMPLES per family, failures replayed
-first from hypothesis's database (.hypothesis/). A failure's minimal example is saved as a vector in parity/failures/.
-"""
+Profiles (SAGE_FLAGS_FUZZ_PROFILE): "parity" (`make parity`: derandomized), "fuzz" (`make fuzz`); parity/README.md."""
 
 from __future__ import annotations
 
@@ -38,17 +34,9 @@ def with_vocabulary(*strategies) -> st.SearchStrategy:
 
 
 def family(weight: float, *strategies):
-    """A family's test: its share of the profile's examples (a record list or an in-process case is cheap), given
-    an example drawn by ``with_vocabulary(*strategies)``."""
+    """A family's test: its share of the profile's examples, given an example of ``with_vocabulary(*strategies)``."""
     examples = max(1, int(PROFILE.max_examples * weight))
     return lambda test: settings(PROFILE, max_examples=examples)(given(with_vocabulary(*strategies))(test))
-
-
-@pytest.fixture(autouse=True)
-def _save_the_minimal_divergence():
-    fuzz.LAST_DIVERGENCE.clear()
-    yield
-    fuzz.save_minimal()  # the last one raised: what hypothesis replayed once it had shrunk the failure
 
 
 @family(5, gen.record_lists, lambda v: st.sampled_from(sorted(fuzz.stream_configs(v))))
@@ -57,15 +45,17 @@ def test_batch_streams(example) -> None:
     fuzz.check_records(v, records, key)
 
 
-@family(2, gen.argvs, lambda v: gen.record_lists(v, 4), lambda v: st.sampled_from(gen.STDIN_ENDINGS))
+PARSE_CASES = (gen.argvs, lambda v: st.none() | gen.environments(), lambda v: gen.record_lists(v, 4))
+
+
+@family(3, *PARSE_CASES, lambda v: st.sampled_from(gen.STDIN_ENDINGS))
 def test_parse(example) -> None:
-    """parse's argv (C1-C3) with or without a config; the operands on stdin then (I2: the same stdout and status);
-    a config also through batch (read once, C22)."""
-    v, (argv, config), records, ending = example
-    operand_form = fuzz.check_agreement(v, "parse", argv, config=config)
-    if config is not None:
-        stdin = b"".join(r + b"\0" for r in records)
-        fuzz.check_agreement(v, "batch", [b"--config-path={config}"], config=config, stdin=stdin)
+    """parse's argv (C1-C3) with or without a config, in a hostile environment or not (C20, H2-H4); records through
+    batch with the same config (read once, C22); the operands on stdin (I2: the same stdout and status)."""
+    v, (argv, config), env, records, ending = example
+    operand_form = fuzz.check_agreement(v, "parse", argv, config=config, env=env)
+    options = [b"--config-path={config}"] * (config is not None)
+    fuzz.check_agreement(v, "batch", options, config=config, env=env, stdin=b"".join(r + b"\0" for r in records))
     try:
         operands, path, from_stdin = fuzz.split_argv(argv, stdin_switch=True)
     except ValueError:
@@ -74,16 +64,8 @@ def test_parse(example) -> None:
         return  # nothing to hand over (or a path made per run, which text on stdin cannot carry)
     options = [b"--config-path", path] if path is not None else []
     stdin = b" ".join(operands) + ending
-    stdin_form = fuzz.check_agreement(v, "parse", [*options, b"--stdin"], config=config, stdin=stdin)
+    stdin_form = fuzz.check_agreement(v, "parse", [*options, b"--stdin"], config=config, env=env, stdin=stdin)
     assert (stdin_form.stdout, stdin_form.status) == (operand_form.stdout, operand_form.status), operands
-
-
-@family(1, lambda v: gen.environments(), gen.arguments, lambda v: gen.record_lists(v, 4))
-def test_environments(example) -> None:
-    """C20, H2-H4: locales, encodings, IFS, a hostile BASH_ENV, exported functions change nothing."""
-    v, env, argument, records = example
-    fuzz.check_agreement(v, "parse", [argument], env=env)
-    fuzz.check_agreement(v, "batch", [], env=env, stdin=b"".join(r + b"\0" for r in records))
 
 
 @family(1, lambda v: st.sampled_from(gen.WORKFLOWS) | gen.utf8(gen.text), gen.argvs)
@@ -126,43 +108,28 @@ def test_in_process(example) -> None:
     fuzz.check_in_process(v, fuzz.decode(argument), config)
 
 
-# --- the oracle itself: a lying layer, a lying stream, a lying core, bad JSON lines are caught ---------------------
+# The oracle itself: a lying layer, stream and core, bad JSON lines are caught; the generators reach every outcome.
 
 V = gen.vocabularies()[0]
-LIAR = r"""
-import os, sys
-sys.path.insert(0, sys.argv[1])
-from sage_flags import reference
-def answer(record):  # the lie: a goal loses its e-acute
-    line = reference.parse(record.decode("utf-8", "surrogateescape").replace("\u00e9", "")).to_json()
-    sys.stdout.buffer.write(line.encode() + b"\n")
-    sys.stdout.flush()
-if sys.argv[2] == "parse":
-    answer(b" ".join(map(os.fsencode, sys.argv[3:])))
-pending = b""
-for chunk in iter(lambda: os.read(0, 65536), b""):  # batch: each record answered before the next is read (C22)
-    *records, pending = (pending + chunk).split(b"\0")
-    list(map(answer, records))
-"""
+LIAR = "from sage_flags import reference as r; p = r.parse; r.parse = lambda t, d=None: p(t.replace('\u00e9', ''), d)"
+LIAR += "; import runpy; runpy.run_module('sage_flags', run_name='__main__', alter_sys=True)"  # the lie: no e-acute
 
 
-def test_lying_layers_and_cores_are_caught(tmp_path: Path) -> None:
+def test_lying_layers_and_cores_are_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from parity import vectors
 
-    (tmp_path / "liar.py").write_text(LIAR, encoding="utf-8")
-    liar = Layer(
-        "liar", {c: [PYTHON, str(tmp_path / "liar.py"), str(PROJECT / "python"), c] for c in ("parse", "batch")}
-    )
+    monkeypatch.setattr(fuzz, "FAILURES_DIR", tmp_path)
+    env = {"SAGE_FLAGS_BACKEND": "python", "PYTHONPATH": str(PROJECT / "python")}
+    liar = Layer("liar", {c: [PYTHON, "-c", LIAR, c] for c in ("parse", "batch")}, env)
     honest = [layer for layer in available_layers("parse") if layer.name == "cli-pure"]
     fuzz.check_agreement(V, "parse", [b"ship"], layers=[*honest, liar])  # agrees: no exception
     with pytest.raises(fuzz.Divergence) as caught:
         fuzz.check_agreement(V, "parse", ["--autonomous caf\u00e9".encode()], layers=[*honest, liar])
     assert any(p.startswith("liar: stdout") for p in caught.value.problems)
-    path = fuzz.save_minimal(tmp_path / "failures")
-    vector = vectors.load(path)
+    vector = vectors.load(tmp_path / "fuzz-parse.json")
     assert vector.argv == ("--autonomous caf\u00e9".encode(),) and vector.status == 0
     assert vector.stdout == contract_line(V, ["--autonomous caf\u00e9"])  # expected: the reference's
-    assert path.read_text(encoding="utf-8") == vector.to_json() in str(caught.value)  # canonical, ready to save
+    assert (tmp_path / "fuzz-parse.json").read_text() == vector.to_json() in str(caught.value)  # ready to save
 
     records = [b"a", "--autonomous caf\u00e9".encode(), b"z"]
     fuzz.check_records(V, records[::2], "none", layers=[liar])  # honest on these
@@ -176,20 +143,14 @@ def test_lying_layers_and_cores_are_caught(tmp_path: Path) -> None:
     fuzz.check_in_process(lying, "SHIP", None)
     with pytest.raises(fuzz.Divergence) as caught:
         fuzz.check_in_process(lying, "ship", None)
-    fuzz.LAST_DIVERGENCE.clear()
     assert caught.value.vector.argv == (b"--", b"ship") and "lying (in-process): stdout" in caught.value.problems[0]
 
 
-@pytest.mark.parametrize(
-    "old, new, problem",
-    [
-        (b"\n", b"", "one line"),
-        (b"false", b"0", "type"),
-        (b'"x"', b'"\\u0078"', "re-encoding"),
-        (b"null", b"NaN", "strict JSON"),
-        (b"goal", b"Goal", "keys"),
-    ],
-)
+BAD_LINES = ((b"\n", b"", "one line"), (b"false", b"0", "type"), (b'"x"', b'"\\u0078"', "re-encoding"))
+BAD_LINES += ((b"null", b"NaN", "strict JSON"), (b"goal", b"Goal", "keys"))  # (a part of a good line, its swap)
+
+
+@pytest.mark.parametrize("old, new, problem", BAD_LINES)
 def test_json_line_check_rejects(old: bytes, new: bytes, problem: str) -> None:
     assert problem in (fuzz.json_line_problem(V, contract_line(V, ["x"]).replace(old, new, 1)) or "")
 
@@ -228,13 +189,13 @@ def test_the_generators_reach_every_outcome() -> None:
     assert {v.name for (v,) in seen_by(with_vocabulary(), 30)} == set(names)
 
 
-# --- atheris drives test_in_process: python -m parity.test_fuzz [libFuzzer options] [CORPUS] (make fuzz-inproc);
-# python -m parity.test_fuzz --replay DIR... runs every corpus file once (make fuzz-coverage) ----------------------
-
+# atheris drives test_in_process: python -m parity.test_fuzz [libFuzzer options] [CORPUS] (make fuzz-inproc), or
+# --replay DIR... runs every corpus file once (make fuzz-coverage)
 if __name__ == "__main__":
     import sys
     import time
 
+    import atheris  # requirements-fuzz.txt (make fuzz-inproc), not make test's
     from sage_flags import reference
 
     def one(data: bytes, count=[0]) -> None:  # noqa: B006 (the count of examples run)
@@ -247,7 +208,6 @@ if __name__ == "__main__":
         files = sorted(p for d in sys.argv[2:] for p in Path(d).iterdir() if p.is_file())
         list(map(one, (path.read_bytes() for path in files)))
         sys.exit(print("atheris: replayed %d corpus files, 0 divergences" % len(files)))
-    import atheris  # requirements-fuzz.txt (make fuzz-inproc), not make test's
 
     for function in vars(reference).values():  # coverage guidance: the reference's code, instrumented in place
         if getattr(function, "__module__", None) == reference.__name__ and hasattr(function, "__code__"):
