@@ -16,7 +16,7 @@ export ARGS
 PYTHON_SOURCES := $(shell find python -name '*.py' -o -name 'py.typed')
 RUST_SOURCES := $(shell find Cargo.toml Cargo.lock crates -name '*.rs' -o -name 'Cargo.*' 2>/dev/null)
 
-.PHONY: help run setup install generate vocabulary check-generated format lint lint-python test test-python test-layers clean
+.PHONY: help run setup install generate vocabulary check-generated format lint lint-python test test-stages test-python test-layers clean
 
 # Debian packages: `make test` installs none (.ci/install-system-packages does, for CI); bench-tools installs hyperfine.
 APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) apt-get
@@ -76,10 +76,10 @@ lint-python: $(VENV)/.tools
 # idle worker takes over queued tests from a busy one. -rfE: every failure and error named in the summary.
 # $(WITH_BASHES): every bash of mk/bash.mk, expanded when the recipe runs (= not :=): in a clean clone the old bashes
 # exist only once `make old-bash` has built them.
-PYTEST = $(WITH_BASHES) SAGE_FLAGS_WHEEL_DIR=$(abspath $(DIST)) $(BIN)/pytest -n 2 --dist worksteal -rfE
+PYTEST = $(WITH_BASHES) SAGE_FLAGS_WHEEL_DIR=$(abspath $(DIST)) $(BIN)/pytest -n 2 --dist worksteal -rfE --durations=25
 
 test-python: setup wheels old-bash  ## unit tests, every vector through every layer's CLI (every bash), the Python matrix
-	$(PYTEST) --ignore=parity/test_parity.py
+	$(PYTEST) --ignore=parity/test_fuzz.py
 
 # macOS and Windows in CI (no apt-get, strace, setpriv there): every vector through every layer present (bash:
 # Git Bash on Windows), the Python matrix on the interpreters named in SAGE_FLAGS_PYTHONS, and the Windows checks.
@@ -90,7 +90,11 @@ LAYER_TESTS := parity/test_vectors.py tests/test_matrix.py tests/test_windows.py
 test-layers: setup wheels  ## what CI runs on macOS and Windows: every vector through every layer, the matrix
 	$(PYTEST) $(LAYER_TESTS)
 
-test: check-generated lint $(TEST_TARGETS) test-python  ## everything CI checks
+# The stages of `make test`, in order; .ci/run runs and times each (make test-stages lists them).
+TEST_STAGES = check-generated lint $(TEST_TARGETS) test-python
+test: $(TEST_STAGES)  ## everything CI checks
+test-stages:
+	@echo $(TEST_STAGES)
 
 clean:  ## remove the venv and build output
 	rm -rf $(VENV) target build dist python/*.egg-info python/sage_flags/*.so

@@ -1,62 +1,58 @@
-# The differential fuzzer (issue 5): `make parity` (derandomized, part of `make test`), `make fuzz` (the long
-# random run), and actionlint over the GitHub workflows (part of `make lint`).
-.PHONY: parity fuzz vectors lint-workflows
-TEST_TARGETS += parity
+# The differential fuzzer (issue 35): hypothesis tests, one per command family (parity/test_fuzz.py).
+#   make parity        the "parity" profile: derandomized, a few dozen examples per family (in `make test`)
+#   make fuzz          the "fuzz" profile: random, FUZZ_EXAMPLES per family, hypothesis's database in .hypothesis/
+#   make fuzz-inproc   atheris drives the in-process test (parity/test_fuzz.py::test_in_process), INPROC_RUNS each
+# Each runs once per vocabulary build: this checkout's, then Sage 1.3's copy (build/sage-1.3; SAGE_FLAGS_PROJECT
+# and PYTHONPATH name it). Where every vocabulary lives in one build, parity.strategies.vocabularies() lists them
+# and one run draws from all of them.
+.PHONY: parity fuzz fuzz-inproc fuzz-coverage vocabulary-builds vectors lint-workflows
+TEST_TARGETS += vocabulary-builds parity
 LINT_TARGETS += lint-workflows
-FUZZ_MINUTES ?=
-FUZZ_EXAMPLES ?=
-
-# Both vocabularies: this checkout's, then Sage 1.3's build (tests/test_vocabulary_sage_1_3.py builds the same
-# copy; the fuzzer's reference and layers are the copy's: PYTHONPATH and SAGE_FLAGS_PROJECT name it).
-# Then one short run seeded by the commit (the first 32 bits of its hash), so that every commit tries inputs no
-# other commit tried, and a run of the same commit (CI's clean clone, a developer's replay) tries the same ones:
-# CI's answer depends on the commit alone. Outside a git checkout, a fresh seed. It prints its seed, and on a
-# divergence the command that replays it exactly (python -m parity.fuzz --seed N --examples M).
 SAGE_1_3 := build/sage-1.3
-EXPLORE_EXAMPLES ?= 1500
-EXPLORE_SEED ?= $(shell head=$$(git rev-parse -q --verify HEAD 2>/dev/null) && echo $$((16#$${head:0:8})))
-parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies), then the commit's own seed
-	$(WITH_BASHES) $(BIN)/pytest -s parity/test_parity.py
-	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug
-	$(WITH_BASHES) SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
-	  $(BIN)/pytest -s parity/test_parity.py
-	$(WITH_BASHES) $(PY) -m parity.fuzz --examples $(EXPLORE_EXAMPLES) $(if $(EXPLORE_SEED),--seed $(EXPLORE_SEED)) --progress 60
-
-vectors: setup  ## write parity/vectors/ from the case table parity/cases.jsonl (tools/write_vectors.py)
-	$(PY) tools/write_vectors.py
-
-# Neither budget given: one minute. Both: whichever is reached first. Then the in-process target (fuzz-inprocess).
-fuzz: setup old-bash  ## long differential run: FUZZ_MINUTES=N and/or FUZZ_EXAMPLES=N (FUZZ_KINDS=persist,resume); failures in parity/failures/
-	$(WITH_BASHES) $(PY) -m parity.fuzz $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES)) $(if $(FUZZ_EXAMPLES),--examples $(FUZZ_EXAMPLES)) $(if $(FUZZ_KINDS),--kinds $(FUZZ_KINDS))
-	$(MAKE) --no-print-directory fuzz-inprocess
-
-# The in-process differential target (parity/inprocess.py, issue 26): the native core against the pure reference
-# in one process, coverage-guided by atheris (requirements-fuzz.txt: never installed by make test), INPROCESS_CASES
-# cases per vocabulary (this checkout's, then Sage 1.3's copy), each growing its corpus in $(CORPUS)/<vocabulary>/
-# (the nightly job keeps it between nights). Where atheris has no wheel (macOS, Windows) it says so and skips.
-INPROCESS_CASES ?= 200000
-CORPUS ?= build/fuzz-corpus
 SAGE_1_3_ENV = SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python
-.PHONY: fuzz-inprocess fuzz-coverage
+# (the Sage 1.3 copy is built once: tools/build_vocabulary.py keeps a copy whose sources did not change)
+vocabulary-builds: setup  ## the Sage 1.3 copy the parity run and tests/test_vocabulary_sage_1_3.py use
+	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug
+
+FUZZ_TESTS := parity/test_fuzz.py
+fuzz_run = $(WITH_BASHES) $(1) $(BIN)/pytest -q --durations=12 $(FUZZ_TESTS) $(FUZZ_PYTEST_ARGS)
+parity: setup old-bash vocabulary-builds  ## differential fuzzer, derandomized ("parity" profile), every vocabulary
+	$(call fuzz_run,)
+	$(call fuzz_run,$(SAGE_1_3_ENV))
+
+# FUZZ_EXAMPLES per family per vocabulary (default 2000); FUZZ_PYTEST_ARGS=-k persist picks families.
+# Failures: the minimal example as a vector in parity/failures/, and in .hypothesis/ (replayed first next time).
+FUZZ_EXAMPLES ?= 2000
+fuzz: setup old-bash vocabulary-builds  ## long differential run ("fuzz" profile): FUZZ_EXAMPLES per family and vocabulary
+	$(call fuzz_run,SAGE_FLAGS_FUZZ_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))
+	$(call fuzz_run,SAGE_FLAGS_FUZZ_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(SAGE_1_3_ENV))
+
+# atheris (requirements-fuzz.txt: never installed by make test) runs test_in_process's fuzz_one_input, coverage-
+# guided by the reference, INPROC_RUNS examples per vocabulary, each growing its corpus in $(CORPUS)/<vocabulary>/
+# (the nightly job keeps it between nights). Where atheris has no wheel (macOS, Windows) it says so and skips.
+INPROC_RUNS ?= 200000
+CORPUS ?= build/fuzz-corpus
 $(VENV)/.fuzz-tools: requirements-fuzz.txt $(VENV)/.tools
 	$(PY) -m pip install --quiet -r requirements-fuzz.txt
 	touch $@
 
-fuzz-inprocess: setup $(VENV)/.fuzz-tools  ## in-process differential fuzzing (atheris): INPROCESS_CASES per vocabulary
-	@if ! $(PY) -c 'import atheris' 2>/dev/null; then echo "fuzz-inprocess: skipped: atheris does not install here"; exit 0; fi; \
-	set -e; \
-	$(PY) -m parity.inprocess --cases $(INPROCESS_CASES) --corpus $(CORPUS)/flags; \
-	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug; \
-	$(SAGE_1_3_ENV) $(PY) -m parity.inprocess --cases $(INPROCESS_CASES) --corpus $(CORPUS)/sage-1.3
+fuzz-inproc: setup vocabulary-builds $(VENV)/.fuzz-tools  ## atheris on the in-process test: INPROC_RUNS per vocabulary
+	@if ! $(PY) -c 'import atheris' 2>/dev/null; then echo "fuzz-inproc: skipped: atheris does not install here"; exit 0; fi; \
+	set -e; mkdir -p $(CORPUS)/flags $(CORPUS)/sage-1.3; \
+	SAGE_FLAGS_FUZZ_PROFILE=fuzz $(PY) -m parity.test_fuzz -runs=$(INPROC_RUNS) $(CORPUS)/flags; \
+	SAGE_FLAGS_FUZZ_PROFILE=fuzz $(SAGE_1_3_ENV) $(PY) -m parity.test_fuzz -runs=$(INPROC_RUNS) $(CORPUS)/sage-1.3
 
 # The line and branch coverage of the pure reference that replaying each vocabulary's corpus reaches.
 fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py by the in-process corpora
 	$(BIN)/coverage run --branch --data-file=build/.coverage-flags --include='*/sage_flags/reference.py' \
-	  -m parity.inprocess --replay $(CORPUS)/flags
+	  -m parity.test_fuzz --replay $(CORPUS)/flags
 	$(BIN)/coverage report --data-file=build/.coverage-flags --show-missing
 	$(SAGE_1_3_ENV) $(BIN)/coverage run --branch --data-file=build/.coverage-sage-1.3 \
-	  --include='*/sage_flags/reference.py' -m parity.inprocess --replay $(CORPUS)/sage-1.3
+	  --include='*/sage_flags/reference.py' -m parity.test_fuzz --replay $(CORPUS)/sage-1.3
 	$(BIN)/coverage report --data-file=build/.coverage-sage-1.3 --show-missing
+
+vectors: setup  ## write parity/vectors/ from the case table parity/cases.jsonl (tools/write_vectors.py)
+	$(PY) tools/write_vectors.py
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools
