@@ -128,7 +128,7 @@ ENV_CHOICES += (("GLOBIGNORE", ""), ("POSIXLY_CORRECT", ""))
 # line-by-line reader might not (issue 33): anchors, tags, `?` keys, aliases.
 YAML_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 YAML_PROPERTIES = ("&k ", "!!str ", "? ", "*k", "&a !!map ", "!t ")
-# Issue 33 (branch manifest) refuses these where they could move `flags`; set True once it is merged.
+# persist and resume refuse these where they could move `flags` (issue 33, SPEC P11).
 HOSTILE_YAML = True
 MANIFEST_WORDS = ("title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü")
 MANIFEST_WORDS += ("base: &base {autonomous: true}", "copy: *base", '"quoted key": 1', "list:", "- item", "note: |")
