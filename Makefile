@@ -51,7 +51,7 @@ generate: $(VENV)/.tools  ## regenerate every listing of the flag vocabulary fro
 	$(PY) tools/generate.py
 
 # Every layer built for another vocabulary, in a copy of the project (docs/ADDING_A_FLAG.md), e.g. Sage 1.3's:
-#   make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3
+#   make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3.18
 VOCAB ?= spec/sage-1.3.toml
 OUT ?= build/$(basename $(notdir $(VOCAB)))
 NATIVE ?= release

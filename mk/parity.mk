@@ -12,7 +12,7 @@ FUZZ_EXAMPLES ?=
 # other commit tried, and a run of the same commit (CI's clean clone, a developer's replay) tries the same ones:
 # CI's answer depends on the commit alone. Outside a git checkout, a fresh seed. It prints its seed, and on a
 # divergence the command that replays it exactly (python -m parity.fuzz --seed N --examples M).
-SAGE_1_3 := build/sage-1.3
+SAGE_1_3 := build/sage-1.3.18
 EXPLORE_EXAMPLES ?= 1500
 EXPLORE_SEED ?= $(shell head=$$(git rev-parse -q --verify HEAD 2>/dev/null) && echo $$((16#$${head:0:8})))
 parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies), then the commit's own seed
@@ -54,9 +54,9 @@ fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py
 	$(BIN)/coverage run --branch --data-file=build/.coverage-flags --include='*/sage_flags/reference.py' \
 	  -m parity.inprocess --replay $(CORPUS)/flags
 	$(BIN)/coverage report --data-file=build/.coverage-flags --show-missing
-	$(SAGE_1_3_ENV) $(BIN)/coverage run --branch --data-file=build/.coverage-sage-1.3 \
+	$(SAGE_1_3_ENV) $(BIN)/coverage run --branch --data-file=build/.coverage-sage-1.3.18 \
 	  --include='*/sage_flags/reference.py' -m parity.inprocess --replay $(CORPUS)/sage-1.3
-	$(BIN)/coverage report --data-file=build/.coverage-sage-1.3 --show-missing
+	$(BIN)/coverage report --data-file=build/.coverage-sage-1.3.18 --show-missing
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools

@@ -23,7 +23,7 @@ printed, and stops the run (libFuzzer also keeps the input as crash-*).
     python -m parity.inprocess [--cases N] [--seconds S] [--corpus DIR]   fuzz (the corpus grows in DIR)
     python -m parity.inprocess --replay DIR ...                           every corpus file once (coverage.py)
 
-The vocabulary is the one ``sage_flags`` imports: PYTHONPATH=build/sage-1.3/python fuzzes Sage 1.3's.
+The vocabulary is the one ``sage_flags`` imports: PYTHONPATH=build/sage-1.3.18/python fuzzes Sage 1.3's.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from parity.layers import PYTHON, ROOT
 
 MAX_LINES, MAX_BYTES = 150, 8000
 VOCAB_1_3 = ROOT / "spec" / "sage-1.3.toml"
-BUILD_1_3 = ROOT / "build" / "sage-1.3-skill"  # generated listings only: no native core (suite time)
+BUILD_1_3 = ROOT / "build" / "sage-1.3.18-skill"  # generated listings only: no native core (suite time)
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
 HOOK_LABEL = _vocab.HOOK_LABEL  # generated from spec/flags.toml by tools/generate.py (K5)
 

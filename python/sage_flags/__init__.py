@@ -150,6 +150,10 @@ def _from_core(fields: "Tuple[Union[str, bool, int, None], ...]", line: str) -> 
 
 
 def _load_backend() -> None:
+    from sage_flags import _vocab
+
+    if not _vocab.KNOWN:  # docs/SPEC.md N3: never another vocabulary's rules
+        raise ImportError(_vocab.UNKNOWN_VOCABULARY)
     wanted = os.environ.get("SAGE_FLAGS_BACKEND", "")
     if wanted not in ("", "auto", "native", "python"):
         raise ImportError("SAGE_FLAGS_BACKEND must be 'native', 'python' or 'auto', not %r" % wanted)

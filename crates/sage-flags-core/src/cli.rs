@@ -5,7 +5,8 @@
 use std::io::{self, Read, Write};
 
 use crate::announce::{is_workflow_name, render};
-use crate::{load_defaults, parse_bytes, Defaults};
+use crate::vocab::{UNKNOWN_VOCABULARY, VOCABULARIES};
+use crate::{load_defaults_in, parse_bytes, Defaults, Vocabulary, DEFAULT_VOCABULARY};
 
 /// C19: exit statuses.
 pub const OK: i32 = 0;
@@ -116,8 +117,9 @@ pub fn read_arguments<'a, A: AsRef<[u8]>>(
     Ok((read_stdin_arguments(stdin)?, config_path))
 }
 
-fn defaults_for(config_path: Option<&[u8]>) -> Defaults {
-    config_path.map_or(Defaults::NONE, load_defaults) // C11: an empty path gives none too
+fn defaults_for(vocab: &'static Vocabulary, config_path: Option<&[u8]>) -> Defaults {
+    config_path.map_or(Defaults::none(vocab), |path| load_defaults_in(vocab, path))
+    // C11: an empty path gives none too
 }
 
 fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
@@ -129,12 +131,12 @@ fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
 
 /// `parse ARGV...`: `args` are the items after `parse`; `stdin` is read only for `--stdin`
 /// (`None`: standard input is a terminal, I5).
-pub fn run_parse<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Output {
+pub fn run_parse<A: AsRef<[u8]>>(vocab: &'static Vocabulary, args: &[A], stdin: Option<&mut dyn Read>) -> Output {
     let (arguments, config_path) = match read_arguments(args, stdin) {
         Ok(read) => read,
         Err(message) => return Output::usage(message),
     };
-    let defaults = defaults_for(config_path);
+    let defaults = defaults_for(vocab, config_path);
     let mut stdout = Vec::with_capacity(arguments.len() + 160);
     let ok = json_line(&arguments, &defaults, &mut stdout);
     Output { stdout, stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
@@ -144,6 +146,7 @@ pub fn run_parse<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Ou
 /// written and flushed before the next read (C22). Returns the exit status, or the
 /// usage message. A read error ends the input; a write error is returned.
 pub fn run_batch_streaming<A: AsRef<[u8]>>(
+    vocab: &'static Vocabulary,
     args: &[A],
     input: &mut dyn Read,
     output: &mut dyn Write,
@@ -155,7 +158,7 @@ pub fn run_batch_streaming<A: AsRef<[u8]>>(
     if !operands.is_empty() {
         return Ok(Err("batch takes no operands (records come on stdin)"));
     }
-    let defaults = defaults_for(config_path); // read once
+    let defaults = defaults_for(vocab, config_path); // read once
     let mut status = OK;
     let mut pending: Vec<u8> = Vec::new(); // the record not yet terminated
     let mut chunk = vec![0u8; 1 << 16];
@@ -201,9 +204,9 @@ pub fn run_batch_streaming<A: AsRef<[u8]>>(
 }
 
 /// `batch` with stdout collected in memory.
-pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
+pub fn run_batch<A: AsRef<[u8]>>(vocab: &'static Vocabulary, args: &[A], input: &mut dyn Read) -> Output {
     let mut stdout = Vec::new();
-    match run_batch_streaming(args, input, &mut stdout) {
+    match run_batch_streaming(vocab, args, input, &mut stdout) {
         Ok(Ok(status)) => Output { stdout, stderr: Vec::new(), status },
         Ok(Err(message)) => Output::usage(message),
         Err(error) => Output::usage(&error.to_string()),
@@ -212,7 +215,7 @@ pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
 
 /// `announce WORKFLOW ARGV...`: `args` are the items after `announce` (A1-A5); `stdin` as for
 /// [`run_parse`].
-pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Output {
+pub fn run_announce<A: AsRef<[u8]>>(vocab: &'static Vocabulary, args: &[A], stdin: Option<&mut dyn Read>) -> Output {
     let Some((workflow, rest)) = args.split_first() else {
         return Output::usage("announce needs a WORKFLOW name");
     };
@@ -224,7 +227,7 @@ pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) ->
         Ok(read) => read,
         Err(message) => return Output::usage(message),
     };
-    let result = parse_bytes(&arguments, &defaults_for(config_path));
+    let result = parse_bytes(&arguments, &defaults_for(vocab, config_path));
     let (text, ok) = render(&String::from_utf8_lossy(workflow), &result); // ASCII: checked above
     Output { stdout: text.into_bytes(), stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
 }
@@ -232,10 +235,15 @@ pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) ->
 /// A whole command line: `argv[0]` is the command (`parse`, `batch` or `announce`), the rest its items.
 /// `stdin` is not a terminal.
 pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
+    run_in(DEFAULT_VOCABULARY, argv, stdin)
+}
+
+/// [`run`] with the vocabulary `vocab` (docs/SPEC.md N1).
+pub fn run_in<A: AsRef<[u8]>>(vocab: &'static Vocabulary, argv: &[A], stdin: &mut dyn Read) -> Output {
     match argv.split_first() {
-        Some((command, args)) if command.as_ref() == b"parse" => run_parse(args, Some(stdin)),
-        Some((command, args)) if command.as_ref() == b"batch" => run_batch(args, stdin),
-        Some((command, args)) if command.as_ref() == b"announce" => run_announce(args, Some(stdin)),
+        Some((command, args)) if command.as_ref() == b"parse" => run_parse(vocab, args, Some(stdin)),
+        Some((command, args)) if command.as_ref() == b"batch" => run_batch(vocab, args, stdin),
+        Some((command, args)) if command.as_ref() == b"announce" => run_announce(vocab, args, Some(stdin)),
         Some((command, _)) => {
             Output::usage(&format!("unknown command '{}'", String::from_utf8_lossy(command.as_ref())))
         }
@@ -272,18 +280,27 @@ pub fn program<A: AsRef<[u8]>>(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Exit {
+    let (vocab, argv) = match choose_vocabulary(argv) {
+        Ok(chosen) => chosen,
+        Err(VocabularyError::Unknown) => {
+            let _ = writeln!(stderr, "{UNKNOWN_VOCABULARY}"); // N3: one line, status 2, no fallback
+            return Exit::Status(USAGE_ERROR);
+        }
+        Err(VocabularyError::NoName) => return usage(stderr, "--vocabulary needs a name"),
+    };
     let Some((command, args)) = argv.split_first() else {
         return usage(stderr, "a subcommand is required");
     };
     let output = match command.as_ref() {
-        b"parse" => run_parse(args, (!stdin_is_terminal).then_some(stdin)),
-        b"announce" => run_announce(args, (!stdin_is_terminal).then_some(stdin)),
+        b"parse" => run_parse(vocab, args, (!stdin_is_terminal).then_some(stdin)),
+        b"announce" => run_announce(vocab, args, (!stdin_is_terminal).then_some(stdin)),
         b"hook" => {
-            return Exit::Status(crate::hook::run_hook(args, (!stdin_is_terminal).then_some(stdin), stdout, stderr))
+            let stdin = (!stdin_is_terminal).then_some(stdin);
+            return Exit::Status(crate::hook::run_hook(vocab, args, stdin, stdout, stderr));
         }
-        b"--version" | b"-V" => Output { stdout: format!("sage-flags {VERSION}\n").into_bytes(), ..Output::default() },
+        b"--version" | b"-V" => Output { stdout: version_line().into_bytes(), ..Output::default() },
         b"batch" => {
-            return match run_batch_streaming(args, stdin, stdout) {
+            return match run_batch_streaming(vocab, args, stdin, stdout) {
                 Ok(Ok(status)) => Exit::Status(status),
                 Ok(Err(message)) => usage(stderr, message),
                 Err(error) => write_failed(stderr, &error),
@@ -299,6 +316,36 @@ pub fn program<A: AsRef<[u8]>>(
         Ok(()) => Exit::Status(output.status),
         Err(error) => write_failed(stderr, &error),
     }
+}
+
+/// N4: `--version`'s line: the version and every vocabulary this build carries (the launcher reads it).
+pub fn version_line() -> String {
+    let names: Vec<&str> = VOCABULARIES.iter().map(|vocab| vocab.name).collect();
+    format!("sage-flags {VERSION} (vocabularies: {})\n", names.join(", "))
+}
+
+enum VocabularyError {
+    Unknown,
+    NoName,
+}
+
+/// N2: `--vocabulary NAME` (or `--vocabulary=NAME`) before the subcommand, else SAGE_FLAGS_VOCABULARY, else the
+/// default; the rest of argv. Only the first item is looked at: after the subcommand it is an operand.
+fn choose_vocabulary<A: AsRef<[u8]>>(argv: &[A]) -> Result<(&'static Vocabulary, &[A]), VocabularyError> {
+    let first = argv.first().map(AsRef::as_ref);
+    let (name, rest) = match first {
+        Some(b"--vocabulary") => match argv.get(1) {
+            Some(name) => (Some(name.as_ref()), &argv[2..]),
+            None => return Err(VocabularyError::NoName),
+        },
+        Some(item) if item.starts_with(b"--vocabulary=") => (Some(&item[b"--vocabulary=".len()..]), &argv[1..]),
+        _ => (None, argv),
+    };
+    let vocab = match name {
+        Some(name) => Vocabulary::named(name),
+        None => Vocabulary::from_environment().ok(),
+    };
+    vocab.map(|vocab| (vocab, rest)).ok_or(VocabularyError::Unknown)
 }
 
 fn usage(stderr: &mut dyn Write, message: &str) -> Exit {
@@ -318,7 +365,7 @@ mod tests {
     use super::*;
 
     fn parse_argv(items: &[&str]) -> Output {
-        run_parse(&items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>(), None)
+        run_parse(DEFAULT_VOCABULARY, &items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>(), None)
     }
 
     #[test]
@@ -334,7 +381,7 @@ mod tests {
 
     #[test]
     fn stdin_switch_bound_nul_and_terminal() {
-        let run_stdin = |args: &[&str], input: &[u8]| run_parse(args, Some(&mut &input[..]));
+        let run_stdin = |args: &[&str], input: &[u8]| run_parse(DEFAULT_VOCABULARY, args, Some(&mut &input[..]));
         let ok = run_stdin(&["--config-path", "--stdin", "--stdin"], b" --autonomous go \n");
         assert_eq!(ok.status, OK);
         assert!(String::from_utf8(ok.stdout).unwrap().contains("\"goal\": \"go\""));
@@ -349,7 +396,8 @@ mod tests {
         let nul = run_stdin(&["--stdin"], &nul_then_over); // I3: E4, before the size
         assert_eq!(nul.status, PARSE_ERROR);
         assert!(String::from_utf8(nul.stdout).unwrap().contains("not valid UTF-8"));
-        assert_eq!(run_parse(&["--stdin"], None).status, USAGE_ERROR); // I5: a terminal
+        assert_eq!(run_parse(DEFAULT_VOCABULARY, &["--stdin"], None).status, USAGE_ERROR);
+        // I5: a terminal
     }
 
     #[test]
