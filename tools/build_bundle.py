@@ -1,8 +1,11 @@
-"""Build the vendorable bundle: the sage/ directory a Sage project copies into itself (`make bundle`).
+"""Build the vendorable bundles: the sage/ directory a Sage project copies into itself (`make bundle`).
 
-    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist
+    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist [--vocabulary NAME]
 
-writes dist/sage-flags-sage-dir-VERSION.tar.gz: sage/ as it is in the repository (the launcher, the bash
+writes one bundle per vocabulary (docs/SPEC.md N7), dist/sage-flags-<vocabulary>-VERSION.tar.gz (only NAME's with
+--vocabulary, repeatable): sage/ as the repository's tools/generate.py renders it with that vocabulary as the
+default (SKILL.md's tables, the hook files, parse.sh's default branch, core/flag_parser/VOCABULARY, which the
+launcher and the drop-in read), otherwise as it is in the repository (the launcher, the bash
 port, the compat entry `python3 -m core.flag_parser`, the skill in sage/core/capabilities/orchestration/
 flag-parser/) plus sage/core/flag_parser/_vendor/sage_flags, the pure package. That copy is taken from the
 pure wheel, so the bundle carries exactly the files pip installs from it (one definition of "the pure
@@ -10,7 +13,8 @@ package", built from python/sage_flags); it is never kept in git.
 With it, every entry of the directory runs on a machine that has nothing but python3 or bash.
 
 Reproducible: sorted members, one fixed time (SOURCE_DATE_EPOCH when set), owner 0, modes 0755 for
-directories and executables and 0644 for the rest.
+executables and 0644 for the rest. Files only: no entry for a directory, so unpacking leaves the mode, owner and
+time of a project's existing sage/, sage/core/, sage/bin/ as they were (tar creates a missing one).
 """
 
 from __future__ import annotations
@@ -28,20 +32,25 @@ from typing import Dict, Iterator, Tuple
 import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import generate  # noqa: E402
+
 SAGE_DIR = ROOT / "sage"
 VENDOR = "sage/core/flag_parser/_vendor"  # where sage/core/flag_parser/__init__.py and the launcher look
 DEFAULT_EPOCH = 315532800  # 1980-01-01, the earliest time a zip (the wheel) can hold
 
 
-def sage_files() -> Iterator[Tuple[str, bytes, bool]]:
-    """(archive name, content, executable) of every file under sage/, caches left out."""
+def sage_files(rendered: Dict[Path, str]) -> Iterator[Tuple[str, bytes, bool]]:
+    """(archive name, content, executable) of every file under sage/, caches left out; a generated file as
+    ``rendered`` holds it (the bundle's vocabulary)."""
     for path in sorted(SAGE_DIR.rglob("*")):
         if "__pycache__" in path.parts or path.suffix == ".pyc" or not path.is_file():
             continue
         name = path.relative_to(ROOT).as_posix()
         if name.startswith(VENDOR + "/"):
             raise SystemExit("build_bundle: %s exists in the repository; the bundle writes it" % name)
-        yield name, path.read_bytes(), os.access(path, os.X_OK)
+        data = rendered[path].encode("utf-8") if path in rendered else path.read_bytes()
+        yield name, data, os.access(path, os.X_OK)
 
 
 def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
@@ -54,22 +63,16 @@ def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
             yield VENDOR + "/" + name, wheel.read(name), False
 
 
-def directories(names: Iterator[str]) -> Iterator[str]:
-    seen = set()
-    for name in names:
-        parts = name.split("/")[:-1]
-        for depth in range(1, len(parts) + 1):
-            directory = "/".join(parts[:depth])
-            if directory not in seen:
-                seen.add(directory)
-                yield directory
+def bundle_name(vocabulary: str, version: str) -> str:
+    return "sage-flags-%s-%s.tar.gz" % (vocabulary, version)
 
 
-def build(pure_wheel: Path, out_dir: Path) -> Path:
+def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
+    rendered = generate.outputs(ROOT, generate.load_build(ROOT).with_default(vocabulary))
     files: Dict[str, Tuple[bytes, bool]] = {}
-    for name, data, executable in [*sage_files(), *vendored_files(pure_wheel)]:
+    for name, data, executable in [*sage_files(rendered), *vendored_files(pure_wheel)]:
         files[name] = (data, executable)
 
     def info(name: str, mode: int, kind: bytes = tarfile.REGTYPE, size: int = 0) -> tarfile.TarInfo:
@@ -80,12 +83,10 @@ def build(pure_wheel: Path, out_dir: Path) -> Path:
         return entry
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / ("sage-flags-sage-dir-%s.tar.gz" % version)
+    target = out_dir / bundle_name(vocabulary, version)
     partial = target.with_name(target.name + ".part")
     with open(partial, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch) as zipped:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive:
-            for directory in sorted(directories(iter(sorted(files)))):
-                archive.addfile(info(directory + "/", 0o755, tarfile.DIRTYPE))
             for name in sorted(files):
                 data, executable = files[name]
                 archive.addfile(info(name, 0o755 if executable else 0o644, size=len(data)), io.BytesIO(data))
@@ -97,8 +98,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pure-wheel", type=Path, required=True, help="the pure wheel (make wheel-pure)")
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="directory for the archive (default: dist)")
+    parser.add_argument("--vocabulary", action="append", help="the bundle of this vocabulary only (repeatable)")
     args = parser.parse_args()
-    print(build(args.pure_wheel.resolve(), args.out.resolve()))
+    names = [vocab.name for vocab in generate.load_vocabularies(ROOT)]
+    for name in args.vocabulary or names:
+        if name not in names:
+            parser.error("unknown vocabulary %r (known: %s)" % (name, ", ".join(names)))
+        print(build(args.pure_wheel.resolve(), args.out.resolve(), name))
     return 0
 
 
