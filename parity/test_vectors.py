@@ -11,7 +11,7 @@ from typing import List
 import pytest
 
 from parity import vectors
-from parity.layers import PYTHON, PROJECT, ROOT, Layer, available_layers
+from parity.layers import PROJECT, PYTHON, ROOT, Layer, available_layers
 
 ALL = vectors.load_all()
 CASES = ROOT / "parity" / "cases.jsonl"
@@ -56,7 +56,9 @@ def test_hook_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> No
 # reads it; the option is tests/test_vocabularies.py's). Not in a copy built for one vocabulary (it carries no other).
 NAMED_VOCABULARIES = ("sage-1.3", "sage-1.3.18") if PROJECT == ROOT else ()
 NAMED_VECTORS = [
-    (name, vector) for name in NAMED_VOCABULARIES for vector in vectors.load_all(directory=ROOT / "parity" / f"vectors-{name}")
+    (name, vector)
+    for name in NAMED_VOCABULARIES
+    for vector in vectors.load_all(directory=ROOT / "parity" / f"vectors-{name}")
 ]
 NAMED_LAYERS = {layer.name: layer for command in ("parse", "hook", "config") for layer in available_layers(command)}
 

@@ -4,7 +4,8 @@
     make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3.18      # the same, native core in release
 
 OUT becomes a copy of the project's sources with VOCAB as its spec/flags.toml (and no other vocabulary: every
-layer of the copy carries VOCAB alone, under VOCAB's `name`, or own-<file stem> without one) and every listing regenerated
+layer of the copy carries VOCAB alone, under VOCAB's `name`, or own-<file stem> without one) and every listing
+regenerated
 from it (tools/generate.py: the Python reference's and the Rust core's tables, the bash scripts, the docs and
 SKILL.md); the copy's native core is built (cargo, PyO3) into OUT/python/sage_flags/. When the repository holds
 vectors written for that vocabulary, parity/vectors-<VOCAB's stem>/, they become the copy's parity/vectors/.

@@ -133,7 +133,7 @@ def load_vocabularies(root: Path) -> List[Vocabulary]:
         for path in sorted((root / "spec").glob("*.toml"))
         if path.name != "flags.toml" and path.name not in NOT_VOCABULARIES
     ]
-    vocabularies = [default] + sorted(others, key=lambda vocab: _version_key(vocab.name))
+    vocabularies = [default, *sorted(others, key=lambda vocab: _version_key(vocab.name))]
     names = [vocab.name for vocab in vocabularies]
     if len(set(names)) != len(names):
         _fail("spec/", f"two vocabularies share a name: {names}")
@@ -285,12 +285,19 @@ def _python_constants(vocab: Vocabulary, indent: str) -> str:
     workflows = ", ".join(map(json.dumps, vocab.workflows)) + ("," if len(vocab.workflows) == 1 else "")
     return (
         f"{indent}MODES = (\n{rows}{indent})\n"
-        f"{indent}VALUE_MODES = ({chr(10) + value_rows + indent if value_rows else ''})\n"
+        f"{indent}VALUE_MODES = ({_python_value_rows(value_rows, indent)})\n"
         f'{indent}SUPPORTED_FLAGS = "{supported_flags(vocab)}"\n'
         f'{indent}E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'
         f"{indent}SUGGEST_LIMIT = {suggest_limit(vocab)}\n"
         f"{indent}WORKFLOWS = ({workflows})\n"
     )
+
+
+def _python_value_rows(rows: str, indent: str) -> str:
+    """The rows as ruff formats them: one row on the tuple's line (its comma is syntax), more one a line."""
+    if rows.count("\n") == 1:
+        return rows.strip()
+    return chr(10) + rows + indent if rows else ""
 
 
 def python_vocab(build: Build) -> str:
@@ -300,21 +307,24 @@ def python_vocab(build: Build) -> str:
         for i, vocab in enumerate(build.vocabularies[1:])
     )
     default = _python_constants(build.default, "    ")
-    selection = (branches + "else:  # the default, and an unknown name (KNOWN is False: every entry refuses it)\n"
-                 + default) if branches else "if True:  # this build's only vocabulary\n" + default
+    selection = (
+        (branches + "else:  # the default, and an unknown name (KNOWN is False: every entry refuses it)\n" + default)
+        if branches
+        else "if True:  # this build's only vocabulary\n" + default
+    )
     releases = "".join(f"    ({row[0]!r}, {json.dumps(row[2])}),\n" for row in build.releases)
     return (
         f'"""The flag vocabularies: {HEADER}.\n\n'
         "The process's vocabulary is chosen once, at import (docs/SPEC.md N1-N4): SAGE_FLAGS_VOCABULARY names it,\n"
-        "unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing never\n"
-        "fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.\n"
+        "unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing\n"
+        "never fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.\n"
         '"""\n\n'
         "import os\n\n"
         f'DEFAULT = "{build.default.name}"\n'
         "# Every vocabulary this build carries (`sage-flags --version` lists them).\n"
-        f"NAMES = ({', '.join(json.dumps(v.name) for v in build.vocabularies)},)\n"
+        f"NAMES = ({', '.join(json.dumps(v.name) for v in build.vocabularies)}{',' * (len(build.vocabularies) == 1)})\n"
         f'UNKNOWN_VOCABULARY = "{unknown_vocabulary(build)}"\n'
-        "NAME = os.environ.get(\"SAGE_FLAGS_VOCABULARY\") or DEFAULT\n"
+        'NAME = os.environ.get("SAGE_FLAGS_VOCABULARY") or DEFAULT\n'
         "KNOWN = NAME in NAMES\n"
         f"{PYTHON_VALUE_MODE}"
         "# MODES: (mode key, dashed flag name), in contract order. VALUE_MODES: the modes that take a value (V1-V8).\n"
@@ -331,7 +341,7 @@ def python_vocab(build: Build) -> str:
         "\n\n"
         'def vocabulary_for_release(version: str) -> "str | None":\n'
         '    """N5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release\n'
-        "    below the table or text that is no release. A release newer than the table takes the newest row's.\"\"\"\n"
+        '    below the table or text that is no release. A release newer than the table takes the newest row\'s."""\n'
         "    import re\n\n"
         '    match = re.match(r"v?([0-9]+)\\.([0-9]+)(?:\\.([0-9]+))?(?![0-9.])", version.strip())\n'
         "    if match is None:\n"
@@ -412,7 +422,7 @@ def _bash_constants(vocab: Vocabulary, indent: str) -> str:
 
 def bash_vocabulary(build: Build) -> str:
     """One branch per vocabulary, chosen by SAGE_FLAGS_VOCABULARY (docs/SPEC.md N2): only the chosen one runs."""
-    out = f"# {HEADER}\n# docs/SPEC.md N1-N3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default.\n"
+    out = f"# {HEADER}\n# docs/SPEC.md N1-N3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default\n"
     out += "case ${SAGE_FLAGS_VOCABULARY-} in\n"
     for index, vocab in enumerate(build.vocabularies):
         out += ("'' | " if index == 0 else "") + f"{vocab.name})\n" + _bash_constants(vocab, "    ") + "    ;;\n"
@@ -553,6 +563,7 @@ CODEX_COMMAND = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
 # Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (SPEC.md K9, IMPLEMENTATION.md D26).
 HOOK_DIR = "sage/core/flag_parser/hooks"
 
+
 def _of_default(render: Callable[[Vocabulary], str]) -> Callable[[Build], str]:
     """A listing of one vocabulary: the build's default (a bundle's own, tools/build_bundle.py)."""
     return lambda build: render(build.default)
@@ -562,15 +573,15 @@ WHOLE_FILES: Dict[str, Callable[[Build], str]] = {
     "python/sage_flags/_vocab.py": python_vocab,
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
     # The files a user installs (docs/SPEC.md K9): one event per Claude Code file, never both.
-    f"{HOOK_DIR}/claude-code/hooks.json": _of_default(_hooks_file(
-        "UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows"
-    )),
-    f"{HOOK_DIR}/claude-code/settings.json": _of_default(_hooks_file(
-        "UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows"
-    )),
-    f"{HOOK_DIR}/claude-code/settings-submit.json": _of_default(_hooks_file(
-        "UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER)
-    )),
+    f"{HOOK_DIR}/claude-code/hooks.json": _of_default(
+        _hooks_file("UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows")
+    ),
+    f"{HOOK_DIR}/claude-code/settings.json": _of_default(
+        _hooks_file("UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows")
+    ),
+    f"{HOOK_DIR}/claude-code/settings-submit.json": _of_default(
+        _hooks_file("UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER))
+    ),
     # docs/SPEC.md N6: the vocabulary a vendored sage/ is for (its launcher and drop-in read it).
     "sage/core/flag_parser/VOCABULARY": lambda build: build.default.name + "\n",
     f"{HOOK_DIR}/codex/hooks.json": _of_default(_hooks_file("UserPromptSubmit", {"command": CODEX_COMMAND})),

@@ -1,15 +1,15 @@
 """The flag vocabularies: generated from spec/flags.toml by tools/generate.py (make generate); do not edit.
 
 The process's vocabulary is chosen once, at import (docs/SPEC.md N1-N4): SAGE_FLAGS_VOCABULARY names it,
-unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing never
-fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.
+unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing
+never fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.
 """
 
 import os
 
 DEFAULT = "sage-1.1"
 # Every vocabulary this build carries (`sage-flags --version` lists them).
-NAMES = ("sage-1.1", "sage-1.3", "sage-1.3.18",)
+NAMES = ("sage-1.1", "sage-1.3", "sage-1.3.18")
 UNKNOWN_VOCABULARY = "sage-flags: unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)"
 NAME = os.environ.get("SAGE_FLAGS_VOCABULARY") or DEFAULT
 KNOWN = NAME in NAMES
@@ -57,9 +57,7 @@ elif NAME == "sage-1.3.18":
         ("subagents", "subagents"),
         ("parallel", "parallel"),
     )
-    VALUE_MODES = (
-        ValueMode(3, "parallel_lanes", "parallel_note", "lane count", "N", 2, 1, 4),
-    )
+    VALUE_MODES = (ValueMode(3, "parallel_lanes", "parallel_note", "lane count", "N", 2, 1, 4),)
     SUPPORTED_FLAGS = "--quality-locked, --autonomous, --subagents, --parallel[=N]"
     E2_VALUE_HINT = " Only --parallel=N takes a value."
     SUGGEST_LIMIT = 22

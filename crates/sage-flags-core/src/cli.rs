@@ -343,7 +343,7 @@ fn choose_vocabulary<A: AsRef<[u8]>>(argv: &[A]) -> Result<(&'static Vocabulary,
     };
     let vocab = match name {
         Some(name) => Vocabulary::named(name),
-        None => Vocabulary::from_environment().ok(),
+        None => Vocabulary::from_environment(),
     };
     vocab.map(|vocab| (vocab, rest)).ok_or(VocabularyError::Unknown)
 }
@@ -479,7 +479,34 @@ mod program_tests {
         let (exit, stdout, _) = call(&["batch"], b"a\0--x\0");
         assert_eq!((exit, stdout.iter().filter(|&&b| b == b'\n').count()), (Exit::Status(PARSE_ERROR), 2));
         let (exit, stdout, _) = call(&["--version"], b"");
-        assert_eq!((exit, stdout), (Exit::Status(OK), format!("sage-flags {VERSION}\n").into_bytes()));
+        let want = format!("sage-flags {VERSION} (vocabularies: sage-1.1, sage-1.3, sage-1.3.18)\n");
+        assert_eq!((exit, stdout), (Exit::Status(OK), want.into_bytes()));
+    }
+
+    #[test]
+    fn the_vocabulary_is_chosen_before_the_subcommand_only() {
+        // N2: the option names it; after the subcommand the same items are ARGUMENTS (an E1 here, a goal there).
+        let (exit, stdout, _) = call(&["--vocabulary", "sage-1.3", "parse", "--subagents", "go"], b"");
+        assert_eq!(exit, Exit::Status(OK));
+        assert!(stdout.starts_with(b"{\"quality_locked\": false, \"autonomous\": false, \"subagents\": true"));
+        let (exit, stdout, _) = call(&["--vocabulary=sage-1.3.18", "parse", "--parallel=3"], b"");
+        assert_eq!(exit, Exit::Status(OK));
+        assert!(String::from_utf8(stdout).unwrap().contains("\"parallel_lanes\": 3"));
+        let (exit, stdout, _) = call(&["parse", "--vocabulary", "sage-1.3", "--subagents"], b"");
+        assert_eq!(exit, Exit::Status(PARSE_ERROR));
+        let holds = |text: &[u8], part: &[u8]| text.windows(part.len()).any(|w| w == part);
+        assert!(holds(&stdout, b"Unknown flag '--vocabulary'."));
+        let (exit, stdout, _) = call(&["parse", "go", "--vocabulary", "sage-1.3"], b"");
+        assert_eq!(exit, Exit::Status(OK));
+        assert!(holds(&stdout, b"\"goal\": \"go --vocabulary sage-1.3\""));
+        for argv in [&["--vocabulary", "sage-9", "parse", "x"][..], &["--vocabulary=", "parse", "x"], &["--vocabulary"]]
+        {
+            let (exit, stdout, stderr) = call(argv, b"");
+            assert_eq!((exit, stdout.is_empty()), (Exit::Status(USAGE_ERROR), true), "{argv:?}");
+            assert_eq!(stderr.iter().filter(|&&b| b == b'\n').count(), 1, "{argv:?}");
+        }
+        let (_, _, stderr) = call(&["--vocabulary", "sage-9", "parse", "x"], b"");
+        assert_eq!(stderr, format!("{UNKNOWN_VOCABULARY}\n").into_bytes());
     }
 
     #[test]

@@ -52,11 +52,11 @@ impl Vocabulary {
         VOCABULARIES.iter().find(|vocab| vocab.name.as_bytes() == name)
     }
 
-    /// N2: the vocabulary SAGE_FLAGS_VOCABULARY names (unset or empty: the default); Err for an unknown name.
-    pub fn from_environment() -> Result<&'static Vocabulary, ()> {
+    /// N2: the vocabulary SAGE_FLAGS_VOCABULARY names (unset or empty: the default); None for an unknown name.
+    pub fn from_environment() -> Option<&'static Vocabulary> {
         match std::env::var_os("SAGE_FLAGS_VOCABULARY") {
-            Some(name) if !name.is_empty() => Vocabulary::named(name.as_encoded_bytes()).ok_or(()),
-            _ => Ok(DEFAULT_VOCABULARY),
+            Some(name) if !name.is_empty() => Vocabulary::named(name.as_encoded_bytes()),
+            _ => Some(DEFAULT_VOCABULARY),
         }
     }
 

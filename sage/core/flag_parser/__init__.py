@@ -57,7 +57,7 @@ def vocabulary():  # type: () -> str
         try:
             with open(VOCABULARY_FILE) as record:
                 name = record.read().strip()
-        except (IOError, OSError):
+        except OSError:
             name = ""
         if name:
             os.environ["SAGE_FLAGS_VOCABULARY"] = name
