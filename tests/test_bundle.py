@@ -133,7 +133,7 @@ def test_launcher_finds_the_vendored_python_and_runs_every_vector(
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     launcher = entry("bundle-launcher-python", [str(project / "sage" / "bin" / "sage-flags")], env={"PATH": path})
     vendor = project / "sage" / "core" / "flag_parser" / "_vendor"
-    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor})\n"
+    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases")
 
@@ -146,7 +146,7 @@ def test_launcher_without_python_runs_every_vector_through_bash(project: Path, t
         [str(project / "sage" / "bin" / "sage-flags")],
         env={"PATH": sandbox_path(tmp_path / "bin", programs)},
     )
-    assert which(launcher) == f"bash: {project}/sage/core/flag_parser\n"
+    assert which(launcher) == f"bash: {project}/sage/core/flag_parser; vocabulary sage-1.1\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases")
 
@@ -251,7 +251,8 @@ def test_a_colon_in_the_project_path_keeps_the_python_layer(
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     program = [str(project / "sage" / "bin" / "sage-flags")]
     launcher = entry("colon-launcher", program, [*COMMANDS, "config"], env={"PATH": path})
-    assert which(launcher) == f"vendored: python3 -m sage_flags (from {project}/sage/core/flag_parser/_vendor)\n"
+    vendor = f"{project}/sage/core/flag_parser/_vendor"
+    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
     config = tmp_path / "c.yaml"
     config.write_bytes(b"quality_locked: True\n")
     done = launcher.run("config", [b"explain", os.fsencode(config)])

@@ -53,7 +53,7 @@ class Value:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    name: str  # docs/SPEC.md section 12: how a call names it (sage-1.1, sage-1.3, sage-1.3.18)
+    name: str  # docs/SPEC.md N1: how a call names it (sage-1.1, sage-1.3, sage-1.3.18)
     modes: Modes  # (key, dashed name), in vocabulary order
     values: Tuple[Value, ...] = ()
     workflows: Tuple[str, ...] = ()  # the workflow names `sage-flags hook` answers (docs/SPEC.md K3)
@@ -120,7 +120,7 @@ def load_vocabulary(vocab_path: Path) -> Vocabulary:
     return Vocabulary(name, modes, tuple(values), _workflows(data, source))
 
 
-# docs/SPEC.md section 12: a vocabulary's name (it reaches a shell's `case` and an error line unquoted).
+# docs/SPEC.md N1: a vocabulary's name (it reaches a shell's `case` and an error line unquoted).
 VOCABULARY_NAME = r"[a-z][a-z0-9]*(-[a-z0-9]+|\.[0-9]+)*"
 NOT_VOCABULARIES = ("releases.toml",)  # spec/ files that are not a vocabulary
 
@@ -518,7 +518,8 @@ def suggestion_table(vocab: Vocabulary) -> str:
 
 def release_table(build: Build) -> str:
     """docs/SPEC.md N5: Sage release -> vocabulary (spec/releases.toml)."""
-    lines = [f"<!-- {HEADER} -->", "", "| Sage release | vocabulary |", "|---|---|"]
+    header = HEADER.replace("spec/flags.toml", "spec/releases.toml")
+    lines = [f"<!-- {header} -->", "", "| Sage release | vocabulary |", "|---|---|"]
     for index, (first, through, name) in enumerate(build.releases):
         first_text = ".".join(map(str, first))
         if through:

@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 USAGE = """\
-usage: sage-flags [--vocabulary NAME] SUBCOMMAND ...  (or SAGE_FLAGS_VOCABULARY=NAME; default sage-1.1)
-       sage-flags parse ARGUMENTS... [--config-path PATH]
+usage: sage-flags parse ARGUMENTS... [--config-path PATH]
        sage-flags parse [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags batch [--config-path PATH]  < NUL-terminated records
        sage-flags announce WORKFLOW ARGUMENTS... [--config-path PATH]
@@ -26,6 +25,8 @@ usage: sage-flags [--vocabulary NAME] SUBCOMMAND ...  (or SAGE_FLAGS_VOCABULARY=
        sage-flags resume MANIFEST [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags hook claude-code|codex [--config-path PATH] [--workflow NAME]...  < one hook event
        sage-flags --help | help | --version
+       sage-flags --vocabulary NAME SUBCOMMAND ...   (before the subcommand only; or
+                  SAGE_FLAGS_VOCABULARY=NAME; none: sage-1.1; --version lists the names)
 
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
        and print one JSON line: the modes, their sources, the goal or an error.
