@@ -285,3 +285,118 @@ def test_no_bytecode_is_written_into_the_project(built: Artifacts, bare_python: 
     assert b"vendored" in subprocess.run([launcher, "--which"], capture_output=True, env=env).stdout
     assert b"autonomous: true" in manifest.read_bytes()
     assert tree_files(tmp_path / "sage") == before
+
+
+def test_every_bundle_holds_files_only_and_unpacking_leaves_existing_folders_alone(
+    built: Artifacts, tmp_path: Path
+) -> None:
+    """SPEC N7 (issue 33 defect 7): no directory entry; a project's sage/, sage/core/, sage/bin/ (0700, an old
+    time) keep their mode, owner and time through GNU tar and Python's tarfile alike."""
+    folders = ("sage", "sage/core", "sage/bin")
+    old = 1_000_000_000  # 2001
+    for name, bundle in built.bundles.items():
+        with tarfile.open(bundle) as archive:
+            members = archive.getmembers()
+        assert members and all(member.isfile() for member in members), (
+            name,
+            [m.name for m in members if not m.isfile()],
+        )
+        for unpack in ("tar", "tarfile"):
+            project = tmp_path / f"{name}-{unpack}"
+            for folder in folders:
+                (project / folder).mkdir(parents=True)
+            for folder in reversed(folders):
+                (project / folder).chmod(0o700)
+                os.utime(project / folder, (old, old))
+            before = {folder: os.stat(project / folder) for folder in folders}
+            if unpack == "tar":
+                subprocess.run(["tar", "-xzf", str(bundle), "-C", str(project)], check=True)
+            else:
+                with tarfile.open(bundle) as archive:
+                    archive.extractall(project, filter="data")
+            for folder in folders:
+                after = os.stat(project / folder)
+                was = before[folder]
+                assert (stat.S_IMODE(after.st_mode), after.st_uid, after.st_gid) == (0o700, was.st_uid, was.st_gid)
+                # sage/ gains no entry of its own: its time stays; sage/core/ and sage/bin/ gain entries, so their
+                # time is the unpacking's (as for any new file in a folder), never the archive's (1980).
+                if folder == "sage":
+                    assert after.st_mtime == old, (name, unpack, folder)
+                else:
+                    assert after.st_mtime > old, (name, unpack, folder)
+            assert (project / "sage" / "core" / "flag_parser" / "VOCABULARY").read_text() == name + "\n"
+
+
+def hook_event(prompt_args: str) -> bytes:
+    event = {
+        "session_id": "s",
+        "transcript_path": "/t",
+        "cwd": "/p",
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptExpansion",
+        "expansion_type": "slash_command",
+        "command_name": "build",
+        "command_args": prompt_args,
+        "command_source": "project",
+        "prompt": "/build " + prompt_args,
+    }
+    import json
+
+    return json.dumps(event).encode()
+
+
+def test_a_sage_1_3_18_project_runs_at_native_speed_with_its_own_vocabulary(built: Artifacts, tmp_path: Path) -> None:
+    """Issue 37 done: the native wheel of `make dist` installed, the sage-1.3.18 bundle answers Sage 1.3's four
+    modes through the installed native layer and its hook lets `/build --subagents` through; the seed's bundle,
+    in the same setting, still rejects `--subagents`; an installed program that cannot serve the bundle's
+    vocabulary (older than vocabularies) is passed over for the bundle's own Python, never run with its rules."""
+    import json
+
+    wheel_bin = fresh_venv(tmp_path / "venv", str(built.native_wheel))
+    path = f"{wheel_bin}:/usr/bin:/bin"
+    projects = {}
+    for name in ("sage-1.1", "sage-1.3.18"):
+        projects[name] = tmp_path / name
+        with tarfile.open(built.bundles[name]) as archive:
+            archive.extractall(projects[name], filter="data")
+    newest = str(projects["sage-1.3.18"] / "sage" / "bin" / "sage-flags")
+    seed = str(projects["sage-1.1"] / "sage" / "bin" / "sage-flags")
+    env = clean_env(PATH=path)
+    env.pop("SAGE_FLAGS_VOCABULARY", None)
+    which = subprocess.run([newest, "--which"], capture_output=True, env=env)
+    assert which.stdout == f"installed: {wheel_bin}/sage-flags (native executable); vocabulary sage-1.3.18\n".encode()
+    done = subprocess.run([newest, "parse", "--subagents --parallel=3 go"], capture_output=True, env=env)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    line = json.loads(done.stdout)
+    assert [line[key] for key in ("quality_locked", "autonomous", "subagents", "parallel")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
+    assert (line["parallel_lanes"], line["goal"]) == (3, "go")
+    hook = subprocess.run(
+        [newest, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
+    )
+    assert (hook.returncode, hook.stderr) == (0, b"") and b'"decision"' not in hook.stdout
+    assert json.loads(hook.stdout)["systemMessage"] == "Sage \u2192 build workflow. Modes: --subagents\nGoal: go\n"
+    # The seed's bundle, the same installed program: the seed's two modes.
+    assert subprocess.run([seed, "--which"], capture_output=True, env=env).stdout.endswith(b"; vocabulary sage-1.1\n")
+    rejected = subprocess.run([seed, "parse", "--subagents go"], capture_output=True, env=env)
+    assert rejected.returncode == 1 and json.loads(rejected.stdout)["error"].startswith("Unknown flag '--subagents'.")
+    blocked = subprocess.run(
+        [seed, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
+    )
+    assert json.loads(blocked.stdout)["decision"] == "block"
+    # An installed program from before vocabularies (its --version lists none): skipped for sage-1.3.18.
+    old = tmp_path / "old"
+    old.mkdir()
+    shutil.copy(tool("true"), old / "sage-flags")  # a native executable that answers nothing it is asked
+    old_env = clean_env(PATH=f"{old}:{path}")
+    which = subprocess.run([newest, "--which"], capture_output=True, env=old_env)
+    assert which.stdout == f"installed: {wheel_bin}/sage-flags (native executable); vocabulary sage-1.3.18\n".encode()
+    still = subprocess.run([newest, "parse", "--subagents go"], capture_output=True, env=old_env)
+    assert (still.returncode, json.loads(still.stdout)["subagents"]) == (0, True)
+    assert subprocess.run([seed, "--which"], capture_output=True, env=old_env).stdout.startswith(
+        f"installed: {old}/sage-flags (native executable)".encode()
+    )
