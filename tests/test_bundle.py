@@ -107,7 +107,7 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     for name, member in members.items():
         executable = member.isdir() or (name in repository and os.access(repository[name], os.X_OK))
         assert stat.S_IMODE(member.mode) == (0o755 if executable else 0o644), name
-        assert (member.uid, member.gid, member.mtime) == (0, 0, members["sage"].mtime), name
+        assert (member.uid, member.gid, member.mtime) == (0, 0, members[VENDOR + "cli.py"].mtime), name
     assert members["sage/bin/sage-flags"].mode & 0o111
 
 
@@ -400,3 +400,28 @@ def test_a_sage_1_3_18_project_runs_at_native_speed_with_its_own_vocabulary(buil
     assert subprocess.run([seed, "--which"], capture_output=True, env=old_env).stdout.startswith(
         f"installed: {old}/sage-flags (native executable)".encode()
     )
+
+
+@pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
+def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, name: str) -> None:
+    """SPEC N7: the repository's sage/ with every generated listing written for the bundle's vocabulary (the skill,
+    the hook files, parse.sh's default branch, the VOCABULARY record); the vendored package is the pure wheel's."""
+    with tarfile.open(built.bundles[name]) as archive:
+        files = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+    with tarfile.open(built.bundle) as archive:
+        seed = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+    assert set(files) == set(seed)
+    rendered = generate.outputs(ROOT, generate.load_build(ROOT).with_default(name))
+    for member, data in files.items():
+        path = ROOT / member
+        if member.startswith(VENDOR):
+            assert data == seed[member], member
+        elif path in rendered:
+            assert data == rendered[path].encode("utf-8"), member
+        else:
+            assert data == path.read_bytes(), member
+    assert files["sage/core/flag_parser/VOCABULARY"] == name.encode() + b"\n"
+    skill = "sage/core/capabilities/orchestration/flag-parser/references/prose-rules.md"
+    assert b"`--subagents`" in files[skill]
+    assert (b"--parallel" in files[skill]) == (name == "sage-1.3.18")
+    assert b"'' | " + name.encode() + b")" in files["sage/core/flag_parser/parse.sh"]

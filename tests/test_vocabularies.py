@@ -18,9 +18,8 @@ import pytest
 from parity.layers import NATIVE_EXE, PYTHON, ROOT, SAGE_FLAGS, Layer, available_layers
 
 sys.path.insert(0, str(ROOT / "tools"))
-import generate  # noqa: E402
-
-from sage_flags import _vocab  # noqa: E402
+import generate
+from sage_flags import _vocab
 
 UNKNOWN = b"sage-flags: unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)\n"
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"

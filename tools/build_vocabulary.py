@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Iterator, List
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("spec", "tools", "python", "sage", "docs", "crates", "parity", "tests", "mk")
-FILES = ("Cargo.toml", "Cargo.lock", "rustfmt.toml", "pyproject.toml", "Makefile", "README.md")
+PARTS = ("spec", "tools", "python", "sage", "docs", "crates", "parity", "tests", "mk", "pure-wheel")
+# The copy's own `make` targets (e.g. `make -C OUT bundle`) need what the repository's need.
+FILES = ("Cargo.toml", "Cargo.lock", "rustfmt.toml", "pyproject.toml", "Makefile", "README.md", "conftest.py")
+FILES += tuple(sorted(path.name for path in ROOT.glob("requirements*.txt")))
 IGNORED = ("__pycache__", "target", "*.so", "*.egg-info", "failures", ".hypothesis")
 STAMP = ".vocabulary-build"
 
