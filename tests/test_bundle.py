@@ -418,6 +418,8 @@ def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, nam
             assert data == seed[member], member
         elif path in rendered:
             assert data == rendered[path].encode("utf-8"), member
+        elif member == EXAMPLES:  # run again in the bundle's vocabulary: below
+            assert data != path.read_bytes()
         else:
             assert data == path.read_bytes(), member
     assert files["sage/core/flag_parser/VOCABULARY"] == name.encode() + b"\n"
@@ -425,3 +427,44 @@ def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, nam
     assert b"`--subagents`" in files[skill]
     assert (b"--parallel" in files[skill]) == (name == "sage-1.3.18")
     assert b"'' | " + name.encode() + b")" in files["sage/core/flag_parser/parse.sh"]
+
+
+EXAMPLES = "sage/core/capabilities/orchestration/flag-parser/references/examples.md"
+
+
+@pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
+def test_a_bundles_examples_are_what_its_own_launcher_prints(
+    built: Artifacts, bare_python: Path, name: str, tmp_path: Path
+) -> None:
+    """SPEC N7, G6: the examples of a bundle of another vocabulary, run command by command through that bundle's
+    launcher (its vendored Python: no sage-flags installed), print exactly what they show."""
+    from test_skill import Command, parse_examples
+
+    with tarfile.open(built.bundles[name]) as archive:
+        text = archive.extractfile(EXAMPLES).read().decode("utf-8")
+    examples = parse_examples(text, name)
+    assert len(examples) >= 5
+    path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
+    env = clean_env(PATH=path)
+    env.pop("SAGE_FLAGS_VOCABULARY", None)
+    for number, example in enumerate(examples):
+        project = tmp_path / str(number)
+        with tarfile.open(built.bundles[name]) as archive:
+            archive.extractall(project, filter="data")
+        for step in example.steps:
+            if isinstance(step, list):
+                (project / step[1]).parent.mkdir(parents=True, exist_ok=True)
+                (project / step[1]).write_text("".join(line + "\n" for line in step[2]), encoding="utf-8")
+                continue
+            assert isinstance(step, Command)
+            done = subprocess.run(
+                [tool("bash"), "--norc", "--noprofile", "-c", step.script + "\n"],
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                cwd=project,
+                env=env,
+                timeout=60,
+            )
+            where = f"{example.name}: {step.script.splitlines()[0]}"
+            assert (done.stdout, done.returncode) == (step.stdout, step.status), where
+    assert ("subagents" in text) and (("parallel_lanes" in text) == (name == "sage-1.3.18"))

@@ -27,7 +27,7 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Dict, Iterator, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import tomllib
 
@@ -63,6 +63,85 @@ def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
             yield VENDOR + "/" + name, wheel.read(name), False
 
 
+EXAMPLES = SAGE_DIR / "core" / "capabilities" / "orchestration" / "flag-parser" / "references" / "examples.md"
+PROGRAM = "sage/bin/sage-flags"  # what the examples call (tests/test_skill.py runs them the same way)
+
+
+def rerun_examples(markdown: str, vocabulary: str) -> str:
+    """examples.md with every command's output and status as the reference prints them in ``vocabulary``, and
+    the hook context block (```text after the hook's console block) as that hook answered (docs/SPEC.md N7)."""
+    import json
+    import subprocess
+    import tempfile
+
+    lines = markdown.split("\n")
+    out: List[str] = []
+    context = None
+    i = 0
+    with tempfile.TemporaryDirectory() as where:
+        workdir = Path(where)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "python"),
+            "SAGE_FLAGS_BACKEND": "python",
+            "SAGE_FLAGS_VOCABULARY": vocabulary,
+            "SAGE_FLAGS_PYTHON": sys.executable,
+        }
+        status = 0
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            if line == "```text" and context is not None and lines[i].startswith("sage-flags hook result"):
+                out += [line, *context.rstrip("\n").split("\n")]
+                while lines[i] != "```":
+                    i += 1
+                continue
+            if line == "```console":  # each block in a folder of its own, as tests/test_skill.py runs it
+                workdir = Path(where) / str(i)
+                program = workdir / PROGRAM
+                program.parent.mkdir(parents=True)
+                program.write_text('#!/bin/sh\nexec "$SAGE_FLAGS_PYTHON" -m sage_flags "$@"\n')
+                program.chmod(0o755)
+            if not line.startswith("$ "):
+                out.append(line)
+                continue
+            text = line[2:]
+            out.append(line)
+            if text.startswith("cat ") and " " not in text[4:]:  # a file: its lines follow
+                body = []
+                while not lines[i].startswith(("$ ", "```")):
+                    body.append(lines[i])
+                    i += 1
+                out += body
+                (workdir / text[4:]).parent.mkdir(parents=True, exist_ok=True)
+                (workdir / text[4:]).write_text("".join(b + "\n" for b in body), encoding="utf-8")
+                continue
+            if text == "echo $?":
+                out.append(str(status))
+                i += 1  # the status line written before
+                continue
+            script = [text]
+            while lines[i].startswith("> "):
+                script.append(lines[i][2:])
+                out.append(lines[i])
+                i += 1
+            while not lines[i].startswith(("$ ", "```")):
+                i += 1  # the output written before
+            done = subprocess.run(
+                ["bash", "--norc", "--noprofile", "-c", "\n".join(script) + "\n"],
+                capture_output=True,
+                cwd=workdir,
+                env=env,
+                timeout=60,
+            )
+            status = done.returncode
+            printed = done.stdout.decode("utf-8")
+            out += printed.split("\n")[:-1]
+            if context is None and printed.startswith('{"hookSpecificOutput"'):
+                context = json.loads(printed)["hookSpecificOutput"]["additionalContext"]
+    return "\n".join(out)
+
+
 def bundle_name(vocabulary: str, version: str) -> str:
     return "sage-flags-%s-%s.tar.gz" % (vocabulary, version)
 
@@ -70,7 +149,10 @@ def bundle_name(vocabulary: str, version: str) -> str:
 def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
-    rendered = generate.outputs(ROOT, generate.load_build(ROOT).with_default(vocabulary))
+    build_of = generate.load_build(ROOT)
+    rendered = generate.outputs(ROOT, build_of.with_default(vocabulary))
+    if vocabulary != build_of.default.name:  # the repository's examples are the default's, checked by the tests
+        rendered[EXAMPLES] = rerun_examples(EXAMPLES.read_text(encoding="utf-8"), vocabulary)
     files: Dict[str, Tuple[bytes, bool]] = {}
     for name, data, executable in [*sage_files(rendered), *vendored_files(pure_wheel)]:
         files[name] = (data, executable)
