@@ -17,7 +17,7 @@ EXPLORE_EXAMPLES ?= 1500
 EXPLORE_SEED ?= $(shell head=$$(git rev-parse -q --verify HEAD 2>/dev/null) && echo $$((16#$${head:0:8})))
 parity: setup old-bash  ## differential fuzzer: fixed seeds (both vocabularies), then the commit's own seed
 	$(WITH_BASHES) $(BIN)/pytest -s parity/test_parity.py
-	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug
+	$(PY) tools/build_vocabulary.py spec/sage-1.3.18.toml $(SAGE_1_3) --native debug
 	$(WITH_BASHES) SAGE_FLAGS_PROJECT=$(abspath $(SAGE_1_3)) PYTHONPATH=$(abspath $(SAGE_1_3))/python \
 	  $(BIN)/pytest -s parity/test_parity.py
 	$(WITH_BASHES) $(PY) -m parity.fuzz --examples $(EXPLORE_EXAMPLES) $(if $(EXPLORE_SEED),--seed $(EXPLORE_SEED)) --progress 60
@@ -46,7 +46,7 @@ fuzz-inprocess: setup $(VENV)/.fuzz-tools  ## in-process differential fuzzing (a
 	@if ! $(PY) -c 'import atheris' 2>/dev/null; then echo "fuzz-inprocess: skipped: atheris does not install here"; exit 0; fi; \
 	set -e; \
 	$(PY) -m parity.inprocess --cases $(INPROCESS_CASES) --corpus $(CORPUS)/flags; \
-	$(PY) tools/build_vocabulary.py spec/sage-1.3.toml $(SAGE_1_3) --native debug; \
+	$(PY) tools/build_vocabulary.py spec/sage-1.3.18.toml $(SAGE_1_3) --native debug; \
 	$(SAGE_1_3_ENV) $(PY) -m parity.inprocess --cases $(INPROCESS_CASES) --corpus $(CORPUS)/sage-1.3
 
 # The line and branch coverage of the pure reference that replaying each vocabulary's corpus reaches.

@@ -1,7 +1,7 @@
 """Build every layer of this project for another vocabulary file, in a copy of the project.
 
     python tools/build_vocabulary.py VOCAB OUT [--native debug|release|none] [--target-dir DIR]
-    make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3.18      # the same, native core in release
+    make vocabulary VOCAB=spec/sage-1.3.18.toml OUT=build/sage-1.3.18      # the same, native core in release
 
 OUT becomes a copy of the project's sources with VOCAB as its spec/flags.toml (and no other vocabulary: every
 layer of the copy carries VOCAB alone, under VOCAB's `name`, or own-<file stem> without one) and every listing
@@ -126,7 +126,7 @@ def build(vocab: Path, out: Path, native: str, target_dir: Path) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("vocab", type=Path, help="the vocabulary file, e.g. spec/sage-1.3.toml")
+    parser.add_argument("vocab", type=Path, help="the vocabulary file, e.g. spec/sage-1.3.18.toml")
     parser.add_argument("out", type=Path, help="the copy to build, e.g. build/sage-1.3.18 (replaced)")
     parser.add_argument("--native", choices=("debug", "release", "none"), default="release")
     parser.add_argument("--target-dir", type=Path, help="cargo's target directory (default: target/vocabularies)")
