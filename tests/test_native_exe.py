@@ -235,3 +235,15 @@ def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> Non
     launcher = LAUNCHER.read_text(encoding="utf-8")
     (case,) = re.findall(r"hands_to_python\(\) \{.*?\n\s*case \$1 in (.*?)\) return 0", launcher, re.DOTALL)
     assert set(re.findall(r'b"([^"]+)"', array)) == {name.strip() for name in case.split("|")}
+
+
+def test_a_handed_over_subcommand_keeps_the_named_vocabulary(wheel_venv: Path, tmp_path: Path) -> None:
+    """SPEC N2, D27: `--vocabulary NAME` before a subcommand the executable hands to its Python reaches it."""
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"parallel: true\n")
+    named = run([str(wheel_venv / "sage-flags"), "--vocabulary", "sage-1.3.18", "config", "explain", str(config)])
+    assert (named.returncode, named.stderr) == (0, b"") and b"honored: parallel is on by default" in named.stdout
+    default = run([str(wheel_venv / "sage-flags"), "config", "explain", str(config)])
+    assert default.returncode == 0 and b"parallel" not in default.stdout.split(b"\n")[-2]
+    unknown = run([str(wheel_venv / "sage-flags"), "--vocabulary", "sage-9", "config", "explain", str(config)])
+    assert (unknown.returncode, unknown.stdout, unknown.stderr.count(b"\n")) == (2, b"", 1)
