@@ -4,7 +4,7 @@
 #   the pure wheel     hatchling (pure-wheel/pyproject.toml): py3-none-any, python/sage_flags without the core
 #   the sdist          maturin sdist: pip builds the native wheel from it where cargo is on PATH
 #   the bundles        tools/build_bundle.py: sage/ plus the pure package, runnable with python3 or bash alone; one
-#                      per vocabulary (docs/SPEC.md N7), sage-flags-<vocabulary>-VERSION.tar.gz
+#                      per vocabulary (docs/SPEC.md B7), sage-flags-<vocabulary>-VERSION.tar.gz
 # Each is a file target, rebuilt only when its sources change: `make test` builds each once, and
 # tests/test_wheels.py, test_sdist.py and test_bundle.py install or unpack them fresh.
 # .github/workflows/release.yml builds the same on every platform from a version tag.

@@ -51,7 +51,7 @@ def test_hook_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> No
     check(vector, result, f"{layer.name} {vector.name}")
 
 
-# docs/SPEC.md N1: every shipped vocabulary's own vectors (parity/vectors-<name>/; the default's are parity/vectors/),
+# docs/SPEC.md B1: every shipped vocabulary's own vectors (parity/vectors-<name>/; the default's are parity/vectors/),
 # through this one build's layers, the vocabulary named as a caller names it (SAGE_FLAGS_VOCABULARY: every layer
 # reads it; the option is tests/test_vocabularies.py's). Not in a copy built for one vocabulary (it carries no other).
 NAMED_VOCABULARIES = ("sage-1.3", "sage-1.3.18") if PROJECT == ROOT else ()

@@ -38,7 +38,7 @@ class Artifacts:
     pure_wheel: Path
     sdist: Path
     bundle: Path  # the default vocabulary's (sage-1.1)
-    bundles: Dict[str, Path]  # docs/SPEC.md N7: one per vocabulary, by name
+    bundles: Dict[str, Path]  # docs/SPEC.md B7: one per vocabulary, by name
 
     def all(self) -> List[Path]:
         return [self.native_wheel, self.pure_wheel, self.sdist, *self.bundles.values()]

@@ -290,7 +290,7 @@ def test_no_bytecode_is_written_into_the_project(built: Artifacts, bare_python: 
 def test_every_bundle_holds_files_only_and_unpacking_leaves_existing_folders_alone(
     built: Artifacts, tmp_path: Path
 ) -> None:
-    """SPEC N7 (issue 33 defect 7): no directory entry; a project's sage/, sage/core/, sage/bin/ (0700, an old
+    """SPEC B7 (issue 33 defect 7): no directory entry; a project's sage/, sage/core/, sage/bin/ (0700, an old
     time) keep their mode, owner and time through GNU tar and Python's tarfile alike."""
     folders = ("sage", "sage/core", "sage/bin")
     old = 1_000_000_000  # 2001
@@ -404,7 +404,7 @@ def test_a_sage_1_3_18_project_runs_at_native_speed_with_its_own_vocabulary(buil
 
 @pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
 def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, name: str) -> None:
-    """SPEC N7: the repository's sage/ with every generated listing written for the bundle's vocabulary (the skill,
+    """SPEC B7: the repository's sage/ with every generated listing written for the bundle's vocabulary (the skill,
     the hook files, parse.sh's default branch, the VOCABULARY record); the vendored package is the pure wheel's."""
     with tarfile.open(built.bundles[name]) as archive:
         files = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
@@ -436,7 +436,7 @@ EXAMPLES = "sage/core/capabilities/orchestration/flag-parser/references/examples
 def test_a_bundles_examples_are_what_its_own_launcher_prints(
     built: Artifacts, bare_python: Path, name: str, tmp_path: Path
 ) -> None:
-    """SPEC N7, G6: the examples of a bundle of another vocabulary, run command by command through that bundle's
+    """SPEC B7, G6: the examples of a bundle of another vocabulary, run command by command through that bundle's
     launcher (its vendored Python: no sage-flags installed), print exactly what they show."""
     from test_skill import Command, parse_examples
 

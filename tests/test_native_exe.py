@@ -238,7 +238,7 @@ def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> Non
 
 
 def test_a_handed_over_subcommand_keeps_the_named_vocabulary(wheel_venv: Path, tmp_path: Path) -> None:
-    """SPEC N2, D27: `--vocabulary NAME` before a subcommand the executable hands to its Python reaches it."""
+    """SPEC B2, D27: `--vocabulary NAME` before a subcommand the executable hands to its Python reaches it."""
     config = tmp_path / "config.yaml"
     config.write_bytes(b"parallel: true\n")
     named = run([str(wheel_venv / "sage-flags"), "--vocabulary", "sage-1.3.18", "config", "explain", str(config)])

@@ -1,4 +1,4 @@
-"""Every Sage vocabulary in one build (docs/SPEC.md N1-N7): how a call names one, in every layer.
+"""Every Sage vocabulary in one build (docs/SPEC.md B1-B7): how a call names one, in every layer.
 
 The vectors of each vocabulary run through every layer in parity/test_vectors.py; here: the usage error for a
 name no layer carries, the option's one place (before the subcommand; after it, the same text is ARGUMENTS), the
@@ -23,7 +23,7 @@ from sage_flags import _vocab
 
 UNKNOWN = b"sage-flags: unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)\n"
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
-# The command lines that take `--vocabulary NAME` before the subcommand (N2): the Python CLI (console script and
+# The command lines that take `--vocabulary NAME` before the subcommand (B2): the Python CLI (console script and
 # module, each backend), the native executable and the launcher.
 OPTION_TAKERS: Dict[str, List[str]] = {
     "cli": [SAGE_FLAGS],
@@ -47,7 +47,7 @@ def layer_run(layer: Layer, command: str, args: List[bytes], env: Dict[str, str]
 
 @pytest.mark.parametrize("command", ["parse", "batch", "announce", "hook"])
 def test_an_unknown_name_in_the_environment_is_a_usage_error_in_every_layer(command: str) -> None:
-    """N3: status 2, nothing on stdout, the one line naming the known ones; never the default's rules."""
+    """B3: status 2, nothing on stdout, the one line naming the known ones; never the default's rules."""
     layers = available_layers(command)
     assert layers
     args = {"parse": [b"--subagents go"], "batch": [], "announce": [b"build", b"go"], "hook": [b"claude-code"]}
@@ -70,7 +70,7 @@ def test_an_unknown_name_in_the_option_is_a_usage_error(taker: str) -> None:
 
 @pytest.mark.parametrize("taker", OPTION_TAKERS)
 def test_the_option_after_the_subcommand_is_arguments_text_not_a_selector(taker: str) -> None:
-    """N2: the seed's `parse "$ARGUMENTS" --config-path ...` form: nothing a person types picks a vocabulary."""
+    """B2: the seed's `parse "$ARGUMENTS" --config-path ...` form: nothing a person types picks a vocabulary."""
     env = {"PATH": "/usr/bin:/bin"}
     goal = json.loads(run([*OPTION_TAKERS[taker], "parse", "go --vocabulary sage-1.3 --subagents"], env).stdout)
     assert goal["goal"] == "go --vocabulary sage-1.3 --subagents" and "subagents" not in goal
@@ -102,7 +102,7 @@ def test_the_option_wins_over_the_environment(taker: str) -> None:
 
 
 def test_the_bash_scripts_and_the_drop_in_take_no_option() -> None:
-    """N2: bash and `python -m core.flag_parser` read SAGE_FLAGS_VOCABULARY only."""
+    """B2: bash and `python -m core.flag_parser` read SAGE_FLAGS_VOCABULARY only."""
     drop_in = run(
         [PYTHON, "-B", "-m", "core.flag_parser", "--vocabulary", "sage-1.3", "parse", "x"], {}, cwd=ROOT / "sage"
     )
@@ -116,7 +116,7 @@ def test_the_bash_scripts_and_the_drop_in_take_no_option() -> None:
 
 
 def test_every_layer_lists_the_same_vocabularies() -> None:
-    """N4: `--version` names every vocabulary the layer carries, the default first."""
+    """B4: `--version` names every vocabulary the layer carries, the default first."""
     names = [vocab.name for vocab in generate.load_vocabularies(ROOT)]
     assert names == list(_vocab.NAMES) == ["sage-1.1", "sage-1.3", "sage-1.3.18"]
     for argv in OPTION_TAKERS.values():
@@ -144,7 +144,7 @@ def test_every_layer_lists_the_same_vocabularies() -> None:
     ],
 )
 def test_the_release_table(release: str, vocabulary: object) -> None:
-    """N5: spec/releases.toml, generated into _vocab.vocabulary_for_release."""
+    """B5: spec/releases.toml, generated into _vocab.vocabulary_for_release."""
     assert _vocab.vocabulary_for_release(release) == vocabulary
 
 
@@ -154,7 +154,7 @@ def test_the_release_table_in_spec_is_the_generated_one() -> None:
 
 
 def test_the_drop_in_passes_over_an_installed_package_without_the_vocabulary(tmp_path: Path) -> None:
-    """N6: an installed sage_flags from before vocabularies (no _vocab.NAMES) serves sage-1.1 alone: the drop-in
+    """B6: an installed sage_flags from before vocabularies (no _vocab.NAMES) serves sage-1.1 alone: the drop-in
     uses it for that, and the copy beside it (here the checkout's) for any other name; never its rules for those."""
     old = tmp_path / "site" / "sage_flags"
     old.mkdir(parents=True)

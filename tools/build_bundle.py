@@ -2,7 +2,7 @@
 
     python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist [--vocabulary NAME]
 
-writes one bundle per vocabulary (docs/SPEC.md N7), dist/sage-flags-<vocabulary>-VERSION.tar.gz (only NAME's with
+writes one bundle per vocabulary (docs/SPEC.md B7), dist/sage-flags-<vocabulary>-VERSION.tar.gz (only NAME's with
 --vocabulary, repeatable): sage/ as the repository's tools/generate.py renders it with that vocabulary as the
 default (SKILL.md's tables, the hook files, parse.sh's default branch, core/flag_parser/VOCABULARY, which the
 launcher and the drop-in read), otherwise as it is in the repository (the launcher, the bash
@@ -69,7 +69,7 @@ PROGRAM = "sage/bin/sage-flags"  # what the examples call (tests/test_skill.py r
 
 def rerun_examples(markdown: str, vocabulary: str) -> str:
     """examples.md with every command's output and status as the reference prints them in ``vocabulary``, and
-    the hook context block (```text after the hook's console block) as that hook answered (docs/SPEC.md N7)."""
+    the hook context block (```text after the hook's console block) as that hook answered (docs/SPEC.md B7)."""
     import json
     import subprocess
     import tempfile

@@ -66,7 +66,7 @@ def _copy(out: Path, vocab: Path) -> None:
         shutil.copytree(ROOT / part, out / part, ignore=ignore)
     for name in FILES:
         shutil.copy2(ROOT / name, out / name)
-    # The copy carries VOCAB alone (docs/SPEC.md N6): a launcher that names another vocabulary skips its layers.
+    # The copy carries VOCAB alone (docs/SPEC.md B6): a launcher that names another vocabulary skips its layers.
     for other in (out / "spec").glob("*.toml"):
         other.unlink()
     shutil.copy2(vocab, out / "spec" / "flags.toml")

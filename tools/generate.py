@@ -53,7 +53,7 @@ class Value:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    name: str  # docs/SPEC.md N1: how a call names it (sage-1.1, sage-1.3, sage-1.3.18)
+    name: str  # docs/SPEC.md B1: how a call names it (sage-1.1, sage-1.3, sage-1.3.18)
     modes: Modes  # (key, dashed name), in vocabulary order
     values: Tuple[Value, ...] = ()
     workflows: Tuple[str, ...] = ()  # the workflow names `sage-flags hook` answers (docs/SPEC.md K3)
@@ -120,7 +120,7 @@ def load_vocabulary(vocab_path: Path) -> Vocabulary:
     return Vocabulary(name, modes, tuple(values), _workflows(data, source))
 
 
-# docs/SPEC.md N1: a vocabulary's name (it reaches a shell's `case` and an error line unquoted).
+# docs/SPEC.md B1: a vocabulary's name (it reaches a shell's `case` and an error line unquoted).
 VOCABULARY_NAME = r"[a-z][a-z0-9]*(-[a-z0-9]+|\.[0-9]+)*"
 NOT_VOCABULARIES = ("releases.toml",)  # spec/ files that are not a vocabulary
 
@@ -271,7 +271,7 @@ def known_names(build: Build) -> str:
 
 
 def unknown_vocabulary(build: Build) -> str:
-    """docs/SPEC.md N3: the one stderr line of every layer for a name it does not carry."""
+    """docs/SPEC.md B3: the one stderr line of every layer for a name it does not carry."""
     return f"sage-flags: unknown vocabulary (known: {known_names(build)})"
 
 
@@ -315,7 +315,7 @@ def python_vocab(build: Build) -> str:
     releases = "".join(f"    ({row[0]!r}, {json.dumps(row[2])}),\n" for row in build.releases)
     return (
         f'"""The flag vocabularies: {HEADER}.\n\n'
-        "The process's vocabulary is chosen once, at import (docs/SPEC.md N1-N4): SAGE_FLAGS_VOCABULARY names it,\n"
+        "The process's vocabulary is chosen once, at import (docs/SPEC.md B1-B4): SAGE_FLAGS_VOCABULARY names it,\n"
         "unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing\n"
         "never fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.\n"
         '"""\n\n'
@@ -336,11 +336,11 @@ def python_vocab(build: Build) -> str:
         f"{selection}"
         "# docs/SPEC.md K5: the words every hook context starts with.\n"
         f'HOOK_LABEL = "{HOOK_LABEL}"\n'
-        "# docs/SPEC.md N5: Sage's releases (first release of each row, vocabulary), ascending (spec/releases.toml).\n"
+        "# docs/SPEC.md B5: Sage's releases (first release of each row, vocabulary), ascending (spec/releases.toml).\n"
         f"RELEASES = ({chr(10) + releases if releases else ''})\n"
         "\n\n"
         'def vocabulary_for_release(version: str) -> "str | None":\n'
-        '    """N5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release\n'
+        '    """B5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release\n'
         '    below the table or text that is no release. A release newer than the table takes the newest row\'s."""\n'
         "    import re\n\n"
         '    match = re.match(r"v?([0-9]+)\\.([0-9]+)(?:\\.([0-9]+))?(?![0-9.])", version.strip())\n'
@@ -381,14 +381,14 @@ def rust_vocab(build: Build) -> str:
         f"// The flag vocabularies: {HEADER}.\n"
         "#![cfg_attr(rustfmt, rustfmt::skip)] // generated: rustfmt's layout would differ from the generator's\n\n"
         "use crate::{ValueMode, Vocabulary};\n\n"
-        "/// Every vocabulary this build carries, the default (docs/SPEC.md N1) first.\n"
+        "/// Every vocabulary this build carries, the default (docs/SPEC.md B1) first.\n"
         f"pub static VOCABULARIES: [Vocabulary; {count}] = [\n"
         + "".join(_rust_vocabulary(vocab) for vocab in build.vocabularies)
         + "];\n"
         "/// The most modes, and modes that take a value, of any of them (the size of a result's arrays).\n"
         f"pub const MAX_MODES: usize = {max(len(v.modes) for v in build.vocabularies)};\n"
         f"pub const MAX_VALUES: usize = {max(len(v.values) for v in build.vocabularies)};\n"
-        "/// docs/SPEC.md N3: the one stderr line for a vocabulary name this build does not carry.\n"
+        "/// docs/SPEC.md B3: the one stderr line for a vocabulary name this build does not carry.\n"
         f'pub const UNKNOWN_VOCABULARY: &str = "{unknown_vocabulary(build)}";\n'
         "/// docs/SPEC.md K5: the words every hook context starts with.\n"
         f'pub const HOOK_LABEL: &str = "{HOOK_LABEL}";\n'
@@ -421,8 +421,8 @@ def _bash_constants(vocab: Vocabulary, indent: str) -> str:
 
 
 def bash_vocabulary(build: Build) -> str:
-    """One branch per vocabulary, chosen by SAGE_FLAGS_VOCABULARY (docs/SPEC.md N2): only the chosen one runs."""
-    out = f"# {HEADER}\n# docs/SPEC.md N1-N3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default\n"
+    """One branch per vocabulary, chosen by SAGE_FLAGS_VOCABULARY (docs/SPEC.md B2): only the chosen one runs."""
+    out = f"# {HEADER}\n# docs/SPEC.md B1-B3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default\n"
     out += "case ${SAGE_FLAGS_VOCABULARY-} in\n"
     for index, vocab in enumerate(build.vocabularies):
         out += ("'' | " if index == 0 else "") + f"{vocab.name})\n" + _bash_constants(vocab, "    ") + "    ;;\n"
@@ -517,7 +517,7 @@ def suggestion_table(vocab: Vocabulary) -> str:
 
 
 def release_table(build: Build) -> str:
-    """docs/SPEC.md N5: Sage release -> vocabulary (spec/releases.toml)."""
+    """docs/SPEC.md B5: Sage release -> vocabulary (spec/releases.toml)."""
     header = HEADER.replace("spec/flags.toml", "spec/releases.toml")
     lines = [f"<!-- {header} -->", "", "| Sage release | vocabulary |", "|---|---|"]
     for index, (first, through, name) in enumerate(build.releases):
@@ -583,7 +583,7 @@ WHOLE_FILES: Dict[str, Callable[[Build], str]] = {
     f"{HOOK_DIR}/claude-code/settings-submit.json": _of_default(
         _hooks_file("UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER))
     ),
-    # docs/SPEC.md N6: the vocabulary a vendored sage/ is for (its launcher and drop-in read it).
+    # docs/SPEC.md B6: the vocabulary a vendored sage/ is for (its launcher and drop-in read it).
     "sage/core/flag_parser/VOCABULARY": lambda build: build.default.name + "\n",
     f"{HOOK_DIR}/codex/hooks.json": _of_default(_hooks_file("UserPromptSubmit", {"command": CODEX_COMMAND})),
 }

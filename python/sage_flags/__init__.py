@@ -152,7 +152,7 @@ def _from_core(fields: "Tuple[Union[str, bool, int, None], ...]", line: str) -> 
 def _load_backend() -> None:
     from sage_flags import _vocab
 
-    if not _vocab.KNOWN:  # docs/SPEC.md N3: never another vocabulary's rules
+    if not _vocab.KNOWN:  # docs/SPEC.md B3: never another vocabulary's rules
         raise ImportError(_vocab.UNKNOWN_VOCABULARY)
     wanted = os.environ.get("SAGE_FLAGS_BACKEND", "")
     if wanted not in ("", "auto", "native", "python"):

@@ -1,6 +1,6 @@
 """The flag vocabularies: generated from spec/flags.toml by tools/generate.py (make generate); do not edit.
 
-The process's vocabulary is chosen once, at import (docs/SPEC.md N1-N4): SAGE_FLAGS_VOCABULARY names it,
+The process's vocabulary is chosen once, at import (docs/SPEC.md B1-B4): SAGE_FLAGS_VOCABULARY names it,
 unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing
 never fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.
 """
@@ -74,7 +74,7 @@ else:  # the default, and an unknown name (KNOWN is False: every entry refuses i
     WORKFLOWS = ("build", "architect")
 # docs/SPEC.md K5: the words every hook context starts with.
 HOOK_LABEL = "sage-flags hook result"
-# docs/SPEC.md N5: Sage's releases (first release of each row, vocabulary), ascending (spec/releases.toml).
+# docs/SPEC.md B5: Sage's releases (first release of each row, vocabulary), ascending (spec/releases.toml).
 RELEASES = (
     ((1, 1, 0), "sage-1.1"),
     ((1, 3, 0), "sage-1.3"),
@@ -83,7 +83,7 @@ RELEASES = (
 
 
 def vocabulary_for_release(version: str) -> "str | None":
-    """N5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release
+    """B5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release
     below the table or text that is no release. A release newer than the table takes the newest row's."""
     import re
 

@@ -209,17 +209,17 @@ def _version(_items: "Sequence[bytes]") -> int:
     import sage_flags
     from sage_flags._vocab import NAMES
 
-    # docs/SPEC.md N4: the vocabularies this layer carries (the launcher reads them here).
+    # docs/SPEC.md B4: the vocabularies this layer carries (the launcher reads them here).
     _write(("sage-flags %s (vocabularies: %s)\n" % (sage_flags.__version__, ", ".join(NAMES))).encode("utf-8"))
     return OK
 
 
 class UnknownVocabulary(Exception):
-    """N3: a vocabulary name this layer does not carry: status 2, the one line UNKNOWN_VOCABULARY."""
+    """B3: a vocabulary name this layer does not carry: status 2, the one line UNKNOWN_VOCABULARY."""
 
 
 def _choose_vocabulary(items: "List[bytes]") -> "Tuple[Optional[str], List[bytes]]":
-    """N2: ``--vocabulary NAME`` (or ``--vocabulary=NAME``) as the first item, and the items after it. Only the
+    """B2: ``--vocabulary NAME`` (or ``--vocabulary=NAME``) as the first item, and the items after it. Only the
     first item is looked at: after a subcommand, the same text is an operand (goal text), never a selector."""
     first = items[0] if items else b""
     if first == b"--vocabulary":
@@ -273,7 +273,7 @@ COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
 
 
 def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option: bool = True) -> int:
-    """The command line; ``vocabulary_option`` False (the drop-in, SPEC N2): SAGE_FLAGS_VOCABULARY only."""
+    """The command line; ``vocabulary_option`` False (the drop-in, SPEC B2): SAGE_FLAGS_VOCABULARY only."""
     args = sys.argv[1:] if argv is None else argv
     items = [os.fsencode(arg) for arg in args]
     try:

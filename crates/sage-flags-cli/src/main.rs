@@ -67,7 +67,7 @@ fn os_bytes(arg: &OsString) -> Vec<u8> {
 }
 
 fn hand_to_python(argv: &[OsString]) -> ExitCode {
-    // The subcommand, after a `--vocabulary NAME` (docs/SPEC.md N2), which Python reads again from argv.
+    // The subcommand, after a `--vocabulary NAME` (docs/SPEC.md B2), which Python reads again from argv.
     let skip =
         if argv[0] == "--vocabulary" { 2 } else { usize::from(argv[0].to_string_lossy().starts_with("--vocabulary=")) };
     let command = argv.get(skip).unwrap_or(&argv[0]).to_string_lossy();

@@ -238,7 +238,7 @@ pub fn run<A: AsRef<[u8]>>(argv: &[A], stdin: &mut dyn Read) -> Output {
     run_in(DEFAULT_VOCABULARY, argv, stdin)
 }
 
-/// [`run`] with the vocabulary `vocab` (docs/SPEC.md N1).
+/// [`run`] with the vocabulary `vocab` (docs/SPEC.md B1).
 pub fn run_in<A: AsRef<[u8]>>(vocab: &'static Vocabulary, argv: &[A], stdin: &mut dyn Read) -> Output {
     match argv.split_first() {
         Some((command, args)) if command.as_ref() == b"parse" => run_parse(vocab, args, Some(stdin)),
@@ -283,7 +283,7 @@ pub fn program<A: AsRef<[u8]>>(
     let (vocab, argv) = match choose_vocabulary(argv) {
         Ok(chosen) => chosen,
         Err(VocabularyError::Unknown) => {
-            let _ = writeln!(stderr, "{UNKNOWN_VOCABULARY}"); // N3: one line, status 2, no fallback
+            let _ = writeln!(stderr, "{UNKNOWN_VOCABULARY}"); // B3: one line, status 2, no fallback
             return Exit::Status(USAGE_ERROR);
         }
         Err(VocabularyError::NoName) => return usage(stderr, "--vocabulary needs a name"),
@@ -318,7 +318,7 @@ pub fn program<A: AsRef<[u8]>>(
     }
 }
 
-/// N4: `--version`'s line: the version and every vocabulary this build carries (the launcher reads it).
+/// B4: `--version`'s line: the version and every vocabulary this build carries (the launcher reads it).
 pub fn version_line() -> String {
     let names: Vec<&str> = VOCABULARIES.iter().map(|vocab| vocab.name).collect();
     format!("sage-flags {VERSION} (vocabularies: {})\n", names.join(", "))
@@ -329,7 +329,7 @@ enum VocabularyError {
     NoName,
 }
 
-/// N2: `--vocabulary NAME` (or `--vocabulary=NAME`) before the subcommand, else SAGE_FLAGS_VOCABULARY, else the
+/// B2: `--vocabulary NAME` (or `--vocabulary=NAME`) before the subcommand, else SAGE_FLAGS_VOCABULARY, else the
 /// default; the rest of argv. Only the first item is looked at: after the subcommand it is an operand.
 fn choose_vocabulary<A: AsRef<[u8]>>(argv: &[A]) -> Result<(&'static Vocabulary, &[A]), VocabularyError> {
     let first = argv.first().map(AsRef::as_ref);
@@ -485,7 +485,7 @@ mod program_tests {
 
     #[test]
     fn the_vocabulary_is_chosen_before_the_subcommand_only() {
-        // N2: the option names it; after the subcommand the same items are ARGUMENTS (an E1 here, a goal there).
+        // B2: the option names it; after the subcommand the same items are ARGUMENTS (an E1 here, a goal there).
         let (exit, stdout, _) = call(&["--vocabulary", "sage-1.3", "parse", "--subagents", "go"], b"");
         assert_eq!(exit, Exit::Status(OK));
         assert!(stdout.starts_with(b"{\"quality_locked\": false, \"autonomous\": false, \"subagents\": true"));

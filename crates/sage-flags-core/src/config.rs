@@ -117,7 +117,7 @@ pub fn load_defaults(path: &[u8]) -> Defaults {
     load_defaults_in(DEFAULT_VOCABULARY, path)
 }
 
-/// [`load_defaults`] with `vocab`'s keys: a parse against the result uses `vocab` (N1).
+/// [`load_defaults`] with `vocab`'s keys: a parse against the result uses `vocab` (B1).
 pub fn load_defaults_in(vocab: &'static Vocabulary, path: &[u8]) -> Defaults {
     read_regular_file(path).map_or(Defaults::none(vocab), |data| parse_defaults_in(vocab, &data))
 }

@@ -513,7 +513,7 @@ fn event_bytes(stdin: Option<&mut dyn Read>) -> Parsed<Vec<u8>> {
 }
 
 /// `hook ARGV...` (K1-K12): `args` are the items after `hook`; `stdin` is `None` for a terminal; `vocab` the
-/// vocabulary the dispatcher chose (docs/SPEC.md N2).
+/// vocabulary the dispatcher chose (docs/SPEC.md B2).
 /// Returns the exit status: 0 answered (or nothing to answer), 3 failed open, 4 stdout failed.
 pub fn run_hook<A: AsRef<[u8]>>(
     vocab: &'static Vocabulary,

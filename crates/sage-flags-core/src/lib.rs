@@ -24,7 +24,7 @@ pub const MODE_COUNT: usize = MAX_MODES;
 /// The same for the modes that take a value (docs/SPEC.md V1).
 pub const VALUE_COUNT: usize = MAX_VALUES;
 
-/// One flag vocabulary (docs/SPEC.md N1): its modes and everything derived from them (tools/generate.py).
+/// One flag vocabulary (docs/SPEC.md B1): its modes and everything derived from them (tools/generate.py).
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Vocabulary {
     /// How a call names it: `sage-1.1`, `sage-1.3`, `sage-1.3.18`.
@@ -43,16 +43,16 @@ pub struct Vocabulary {
     pub workflows: &'static [&'static str],
 }
 
-/// N1: the vocabulary of every call that names none (spec/flags.toml's).
+/// B1: the vocabulary of every call that names none (spec/flags.toml's).
 pub static DEFAULT_VOCABULARY: &Vocabulary = &VOCABULARIES[0];
 
 impl Vocabulary {
-    /// N2: the vocabulary this build carries under `name`, if any.
+    /// B2: the vocabulary this build carries under `name`, if any.
     pub fn named(name: &[u8]) -> Option<&'static Vocabulary> {
         VOCABULARIES.iter().find(|vocab| vocab.name.as_bytes() == name)
     }
 
-    /// N2: the vocabulary SAGE_FLAGS_VOCABULARY names (unset or empty: the default); None for an unknown name.
+    /// B2: the vocabulary SAGE_FLAGS_VOCABULARY names (unset or empty: the default); None for an unknown name.
     pub fn from_environment() -> Option<&'static Vocabulary> {
         match std::env::var_os("SAGE_FLAGS_VOCABULARY") {
             Some(name) if !name.is_empty() => Vocabulary::named(name.as_encoded_bytes()),
@@ -135,7 +135,7 @@ impl Defaults {
     /// No mode of the default vocabulary is default-on (C11, C12).
     pub const NONE: Defaults = Defaults { vocabulary: &VOCABULARIES[0], on: [false; MODE_COUNT] };
 
-    /// No mode of `vocabulary` is default-on; a parse against these uses `vocabulary` (N1).
+    /// No mode of `vocabulary` is default-on; a parse against these uses `vocabulary` (B1).
     pub const fn none(vocabulary: &'static Vocabulary) -> Defaults {
         Defaults { vocabulary, on: [false; MODE_COUNT] }
     }

@@ -3,7 +3,7 @@
 
 use crate::{ValueMode, Vocabulary};
 
-/// Every vocabulary this build carries, the default (docs/SPEC.md N1) first.
+/// Every vocabulary this build carries, the default (docs/SPEC.md B1) first.
 pub static VOCABULARIES: [Vocabulary; 3] = [
     Vocabulary {
         name: "sage-1.1",
@@ -38,7 +38,7 @@ pub static VOCABULARIES: [Vocabulary; 3] = [
 /// The most modes, and modes that take a value, of any of them (the size of a result's arrays).
 pub const MAX_MODES: usize = 4;
 pub const MAX_VALUES: usize = 1;
-/// docs/SPEC.md N3: the one stderr line for a vocabulary name this build does not carry.
+/// docs/SPEC.md B3: the one stderr line for a vocabulary name this build does not carry.
 pub const UNKNOWN_VOCABULARY: &str = "sage-flags: unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)";
 /// docs/SPEC.md K5: the words every hook context starts with.
 pub const HOOK_LABEL: &str = "sage-flags hook result";

@@ -16,7 +16,7 @@ fn vector_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../parity/vectors")
 }
 
-/// docs/SPEC.md N1: the vectors of vocabulary `name` (the default's are parity/vectors/).
+/// docs/SPEC.md B1: the vectors of vocabulary `name` (the default's are parity/vectors/).
 fn vector_dir_of(vocab: &Vocabulary) -> PathBuf {
     if vocab.name == DEFAULT_VOCABULARY.name {
         return vector_dir();

@@ -15,7 +15,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyString, PyTuple};
 use sage_flags_core as core;
 use sage_flags_core::{Source, Vocabulary, MODE_COUNT, VALUE_COUNT};
 
-/// The process's vocabulary: the one the package's `_vocab` chose at import (docs/SPEC.md N1-N2), set when this
+/// The process's vocabulary: the one the package's `_vocab` chose at import (docs/SPEC.md B1-B2), set when this
 /// module is initialised (a process has one, as the pure reference's module-level tables do).
 static VOCABULARY: std::sync::OnceLock<&'static Vocabulary> = std::sync::OnceLock::new();
 

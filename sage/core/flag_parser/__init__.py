@@ -11,7 +11,7 @@ installed one; the repository's python/ when this directory is used from a
 checkout; the copy in _vendor/ that the vendorable bundle carries (built from
 python/ by ``make bundle``, never kept in git), so that a Sage project that
 copied this directory needs nothing but python3 (docs/IMPLEMENTATION.md D25).
-The vocabulary (docs/SPEC.md N6): SAGE_FLAGS_VOCABULARY's, else the one this directory records in VOCABULARY;
+The vocabulary (docs/SPEC.md B6): SAGE_FLAGS_VOCABULARY's, else the one this directory records in VOCABULARY;
 a copy of the package that does not carry it is passed over, never run with its own rules.
 """
 
@@ -51,7 +51,7 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
 
 
 def vocabulary():  # type: () -> str
-    """N6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package)."""
+    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package)."""
     name = os.environ.get("SAGE_FLAGS_VOCABULARY", "")
     if not name:
         try:

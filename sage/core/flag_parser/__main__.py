@@ -18,5 +18,5 @@ try:
 except ImportError as error:
     sys.stderr.write("core.flag_parser: cannot run: %s\n" % error)
     sys.exit(3)
-# docs/SPEC.md N2: the drop-in takes its vocabulary from the environment only (no --vocabulary item).
+# docs/SPEC.md B2: the drop-in takes its vocabulary from the environment only (no --vocabulary item).
 sys.exit(main(vocabulary_option=False) if "vocabulary_option" in main.__code__.co_varnames else main())

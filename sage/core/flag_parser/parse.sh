@@ -63,7 +63,7 @@ case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_fl
 
 # BEGIN GENERATED: bash-vocabulary
 # generated from spec/flags.toml by tools/generate.py (make generate); do not edit
-# docs/SPEC.md N1-N3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default
+# docs/SPEC.md B1-B3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default
 case ${SAGE_FLAGS_VOCABULARY-} in
 '' | sage-1.1)
     SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous)
