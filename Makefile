@@ -51,11 +51,11 @@ generate: $(VENV)/.tools  ## regenerate every listing of the flag vocabulary fro
 	$(PY) tools/generate.py
 
 # Every layer built for another vocabulary, in a copy of the project (docs/ADDING_A_FLAG.md), e.g. Sage 1.3's:
-#   make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3
-VOCAB ?= spec/sage-1.3.toml
+#   make vocabulary VOCAB=spec/sage-1.3.18.toml OUT=build/sage-1.3.18
+VOCAB ?= spec/sage-1.3.18.toml
 OUT ?= build/$(basename $(notdir $(VOCAB)))
 NATIVE ?= release
-vocabulary: $(VENV)/.tools  ## build every layer for VOCAB (default spec/sage-1.3.toml) into OUT (build/<name>)
+vocabulary: $(VENV)/.tools  ## build every layer for VOCAB (default spec/sage-1.3.18.toml) into OUT (build/<name>)
 	$(PY) tools/build_vocabulary.py $(VOCAB) $(OUT) --native $(NATIVE)
 
 check-generated: $(VENV)/.tools

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import List
 import pytest
 
 from parity import vectors
-from parity.layers import PYTHON, ROOT, Layer, available_layers
+from parity.layers import PROJECT, PYTHON, ROOT, Layer, available_layers
 
 ALL = vectors.load_all()
 CASES = ROOT / "parity" / "cases.jsonl"
@@ -48,6 +49,28 @@ def test_hook_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> No
     """docs/SPEC.md K12: the hook's event on stdin, the same answer and status in every layer that has it."""
     result = layer.run("hook", vector.materialise(tmp_path), stdin=vector.stdin, env=vector.env)
     check(vector, result, f"{layer.name} {vector.name}")
+
+
+# docs/SPEC.md B1: every shipped vocabulary's own vectors (parity/vectors-<name>/; the default's are parity/vectors/),
+# through this one build's layers, the vocabulary named as a caller names it (SAGE_FLAGS_VOCABULARY: every layer
+# reads it; the option is tests/test_vocabularies.py's). Not in a copy built for one vocabulary (it carries no other).
+NAMED_VOCABULARIES = ("sage-1.3", "sage-1.3.18") if PROJECT == ROOT else ()
+NAMED_VECTORS = [
+    (name, vector)
+    for name in NAMED_VOCABULARIES
+    for vector in vectors.load_all(directory=ROOT / "parity" / f"vectors-{name}")
+]
+NAMED_LAYERS = {layer.name: layer for command in ("parse", "hook", "config") for layer in available_layers(command)}
+
+
+@pytest.mark.parametrize("layer", list(NAMED_LAYERS.values()), ids=lambda layer: layer.name)
+@pytest.mark.parametrize("named", NAMED_VECTORS, ids=lambda named: f"{named[0]}/{named[1].name}")
+def test_named_vocabulary_vector(layer: Layer, named, tmp_path: Path) -> None:
+    name, vector = named
+    if vector.command not in layer.commands:
+        pytest.skip(f"{layer.name} has no {vector.command}")
+    skip_what_this_system_lacks(vector)
+    vectors.check(layer, dataclasses.replace(vector, env={**vector.env, "SAGE_FLAGS_VOCABULARY": name}), tmp_path)
 
 
 def _as_record(vector: vectors.Vector, tmp_path: Path):

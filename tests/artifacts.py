@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 WHEELHOUSE = ROOT / "build" / "wheelhouse"
 PACKAGE_DIR = ROOT / "python" / "sage_flags"
+VOCABULARY_NAMES = ("sage-1.1", "sage-1.3", "sage-1.3.18")  # the shipped ones (spec/*.toml)
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 
@@ -36,10 +37,11 @@ class Artifacts:
     native_wheel: Path
     pure_wheel: Path
     sdist: Path
-    bundle: Path
+    bundle: Path  # the default vocabulary's (sage-1.1)
+    bundles: Dict[str, Path]  # docs/SPEC.md B7: one per vocabulary, by name
 
     def all(self) -> List[Path]:
-        return [self.native_wheel, self.pure_wheel, self.sdist, self.bundle]
+        return [self.native_wheel, self.pure_wheel, self.sdist, *self.bundles.values()]
 
 
 def artifacts() -> Artifacts:
@@ -63,7 +65,8 @@ def artifacts() -> Artifacts:
         native_wheel=DIST / f"sage_flags-{VERSION}-cp38-abi3-manylinux2014_{arch}.manylinux_2_17_{arch}.whl",
         pure_wheel=DIST / f"sage_flags-{VERSION}-py3-none-any.whl",
         sdist=DIST / f"sage_flags-{VERSION}.tar.gz",
-        bundle=DIST / f"sage-flags-sage-dir-{VERSION}.tar.gz",
+        bundle=DIST / f"sage-flags-sage-1.1-{VERSION}.tar.gz",
+        bundles={name: DIST / f"sage-flags-{name}-{VERSION}.tar.gz" for name in VOCABULARY_NAMES},
     )
     missing = [p.name for p in found.all() if not p.is_file()]
     assert not missing, f"make dist did not write {missing}; dist/ holds {sorted(p.name for p in DIST.iterdir())}"

@@ -165,7 +165,7 @@ def test_unknown_release_and_not_a_project(tmp_path):
     root = sage_project(tmp_path, "1.4.0")
     done = adopt(root)
     assert done.returncode == 3 and done.stderr.count("\n") == 1, done
-    for word in ("'1.4.0'", "1.3.18 and later", "--vocabulary NAME", *VOCABULARIES):
+    for word in ("'1.4.0'", "1.3.18-1.3.x", "--vocabulary NAME", *VOCABULARIES):
         assert word in done.stderr
     assert not (root / ".claude").exists()
     chosen = adopt(root, "--vocabulary", "sage-1.3")

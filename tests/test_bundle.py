@@ -90,6 +90,14 @@ def which(launcher: CleanLayer) -> str:
     return done.stdout
 
 
+SAGE_SKILL = "sage/core/capabilities/orchestration/flag-parser/SKILL.md"
+
+
+def in_bundle(member: str, data: bytes) -> bytes:
+    """A repository file as the bundle carries it: the skill at Sage's skill path in Sage's contract (SPEC N8)."""
+    return skill_variants.sage_contract_skill(data.decode()).encode() if member == SAGE_SKILL else data
+
+
 def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     with tarfile.open(built.bundle) as archive:
         members = {m.name: m for m in archive.getmembers()}
@@ -98,7 +106,7 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     repository = {p.relative_to(ROOT).as_posix(): p for p in sage_dir}
     vendored = {name: data for name, data in files.items() if name.startswith(VENDOR)}
     others = {name: data for name, data in files.items() if name not in vendored}
-    assert others == {name: path.read_bytes() for name, path in repository.items()}
+    assert others == {name: in_bundle(name, path.read_bytes()) for name, path in repository.items()}
     # The pure package: python/sage_flags, exactly the files pip installs from the pure wheel.
     assert {"sage_flags/" + name[len(VENDOR) :]: data for name, data in vendored.items()} == package_sources()
     with zipfile.ZipFile(built.pure_wheel) as wheel:
@@ -108,7 +116,7 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     for name, member in members.items():
         executable = member.isdir() or (name in repository and os.access(repository[name], os.X_OK))
         assert stat.S_IMODE(member.mode) == (0o755 if executable else 0o644), name
-        assert (member.uid, member.gid, member.mtime) == (0, 0, members["sage"].mtime), name
+        assert (member.uid, member.gid, member.mtime) == (0, 0, members[VENDOR + "cli.py"].mtime), name
     assert members["sage/bin/sage-flags"].mode & 0o111
 
 
@@ -134,7 +142,7 @@ def test_launcher_finds_the_vendored_python_and_runs_every_vector(
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     launcher = entry("bundle-launcher-python", [str(project / "sage" / "bin" / "sage-flags")], env={"PATH": path})
     vendor = project / "sage" / "core" / "flag_parser" / "_vendor"
-    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor})\n"
+    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases")
 
@@ -148,7 +156,7 @@ def test_launcher_without_python_runs_every_vector_through_bash(project: Path, t
         BASH_COMMANDS,
         env={"PATH": sandbox_path(tmp_path / "bin", programs)},
     )
-    assert which(launcher) == f"bash: {project}/sage/core/flag_parser\n"
+    assert which(launcher) == f"bash: {project}/sage/core/flag_parser; vocabulary sage-1.1\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases")
 
@@ -262,7 +270,8 @@ def test_a_colon_in_the_project_path_keeps_the_python_layer(
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     program = [str(project / "sage" / "bin" / "sage-flags")]
     launcher = entry("colon-launcher", program, [*COMMANDS, "config"], env={"PATH": path})
-    assert which(launcher) == f"vendored: python3 -m sage_flags (from {project}/sage/core/flag_parser/_vendor)\n"
+    vendor = f"{project}/sage/core/flag_parser/_vendor"
+    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
     config = tmp_path / "c.yaml"
     config.write_bytes(b"quality_locked: True\n")
     done = launcher.run("config", [b"explain", os.fsencode(config)])
@@ -314,3 +323,186 @@ def test_adopt_through_the_bundles_launcher(project: Path, bare_python: Path, tm
     # `--which` after --vocabulary is the launcher's own answer once issue 37 lets it pass the vocabulary on;
     # here it must at least be the bundle's launcher that ran (not a status 3 "no sage-flags here").
     assert b"no sage-flags here" not in which.stderr, which
+
+
+def test_every_bundle_holds_files_only_and_unpacking_leaves_existing_folders_alone(
+    built: Artifacts, tmp_path: Path
+) -> None:
+    """SPEC B7 (issue 33 defect 7): no directory entry; a project's sage/, sage/core/, sage/bin/ (0700, an old
+    time) keep their mode, owner and time through GNU tar and Python's tarfile alike."""
+    folders = ("sage", "sage/core", "sage/bin")
+    old = 1_000_000_000  # 2001
+    for name, bundle in built.bundles.items():
+        with tarfile.open(bundle) as archive:
+            members = archive.getmembers()
+        assert members and all(member.isfile() for member in members), (
+            name,
+            [m.name for m in members if not m.isfile()],
+        )
+        for unpack in ("tar", "tarfile"):
+            project = tmp_path / f"{name}-{unpack}"
+            for folder in folders:
+                (project / folder).mkdir(parents=True)
+            for folder in reversed(folders):
+                (project / folder).chmod(0o700)
+                os.utime(project / folder, (old, old))
+            before = {folder: os.stat(project / folder) for folder in folders}
+            if unpack == "tar":
+                subprocess.run(["tar", "-xzf", str(bundle), "-C", str(project)], check=True)
+            else:
+                with tarfile.open(bundle) as archive:
+                    archive.extractall(project, filter="data")
+            for folder in folders:
+                after = os.stat(project / folder)
+                was = before[folder]
+                assert (stat.S_IMODE(after.st_mode), after.st_uid, after.st_gid) == (0o700, was.st_uid, was.st_gid)
+                # sage/ gains no entry of its own: its time stays; sage/core/ and sage/bin/ gain entries, so their
+                # time is the unpacking's (as for any new file in a folder), never the archive's (1980).
+                if folder == "sage":
+                    assert after.st_mtime == old, (name, unpack, folder)
+                else:
+                    assert after.st_mtime > old, (name, unpack, folder)
+            assert (project / "sage" / "core" / "flag_parser" / "VOCABULARY").read_text() == name + "\n"
+
+
+def hook_event(prompt_args: str) -> bytes:
+    event = {
+        "session_id": "s",
+        "transcript_path": "/t",
+        "cwd": "/p",
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptExpansion",
+        "expansion_type": "slash_command",
+        "command_name": "build",
+        "command_args": prompt_args,
+        "command_source": "project",
+        "prompt": "/build " + prompt_args,
+    }
+    import json
+
+    return json.dumps(event).encode()
+
+
+def test_a_sage_1_3_18_project_runs_at_native_speed_with_its_own_vocabulary(built: Artifacts, tmp_path: Path) -> None:
+    """Issue 37 done: the native wheel of `make dist` installed, the sage-1.3.18 bundle answers Sage 1.3's four
+    modes through the installed native layer and its hook lets `/build --subagents` through; the seed's bundle,
+    in the same setting, still rejects `--subagents`; an installed program that cannot serve the bundle's
+    vocabulary (older than vocabularies) is passed over for the bundle's own Python, never run with its rules."""
+    import json
+
+    wheel_bin = fresh_venv(tmp_path / "venv", str(built.native_wheel))
+    path = f"{wheel_bin}:/usr/bin:/bin"
+    projects = {}
+    for name in ("sage-1.1", "sage-1.3.18"):
+        projects[name] = tmp_path / name
+        with tarfile.open(built.bundles[name]) as archive:
+            archive.extractall(projects[name], filter="data")
+    newest = str(projects["sage-1.3.18"] / "sage" / "bin" / "sage-flags")
+    seed = str(projects["sage-1.1"] / "sage" / "bin" / "sage-flags")
+    env = clean_env(PATH=path)
+    env.pop("SAGE_FLAGS_VOCABULARY", None)
+    which = subprocess.run([newest, "--which"], capture_output=True, env=env)
+    assert which.stdout == f"installed: {wheel_bin}/sage-flags (native executable); vocabulary sage-1.3.18\n".encode()
+    done = subprocess.run([newest, "parse", "--subagents --parallel=3 go"], capture_output=True, env=env)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    line = json.loads(done.stdout)
+    assert [line[key] for key in ("quality_locked", "autonomous", "subagents", "parallel")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
+    assert (line["parallel_lanes"], line["goal"]) == (3, "go")
+    hook = subprocess.run(
+        [newest, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
+    )
+    assert (hook.returncode, hook.stderr) == (0, b"") and b'"decision"' not in hook.stdout
+    assert json.loads(hook.stdout)["systemMessage"] == "Sage \u2192 build workflow. Modes: --subagents\nGoal: go\n"
+    # The seed's bundle, the same installed program: the seed's two modes.
+    assert subprocess.run([seed, "--which"], capture_output=True, env=env).stdout.endswith(b"; vocabulary sage-1.1\n")
+    rejected = subprocess.run([seed, "parse", "--subagents go"], capture_output=True, env=env)
+    assert rejected.returncode == 1 and json.loads(rejected.stdout)["error"].startswith("Unknown flag '--subagents'.")
+    blocked = subprocess.run(
+        [seed, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
+    )
+    assert json.loads(blocked.stdout)["decision"] == "block"
+    # An installed program from before vocabularies (its --version lists none): skipped for sage-1.3.18.
+    old = tmp_path / "old"
+    old.mkdir()
+    shutil.copy(tool("true"), old / "sage-flags")  # a native executable that answers nothing it is asked
+    old_env = clean_env(PATH=f"{old}:{path}")
+    which = subprocess.run([newest, "--which"], capture_output=True, env=old_env)
+    assert which.stdout == f"installed: {wheel_bin}/sage-flags (native executable); vocabulary sage-1.3.18\n".encode()
+    still = subprocess.run([newest, "parse", "--subagents go"], capture_output=True, env=old_env)
+    assert (still.returncode, json.loads(still.stdout)["subagents"]) == (0, True)
+    assert subprocess.run([seed, "--which"], capture_output=True, env=old_env).stdout.startswith(
+        f"installed: {old}/sage-flags (native executable)".encode()
+    )
+
+
+@pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
+def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, name: str) -> None:
+    """SPEC B7: the repository's sage/ with every generated listing written for the bundle's vocabulary (the skill,
+    the hook files, parse.sh's default branch, the VOCABULARY record); the vendored package is the pure wheel's."""
+    with tarfile.open(built.bundles[name]) as archive:
+        files = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+    with tarfile.open(built.bundle) as archive:
+        seed = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+    assert set(files) == set(seed)
+    rendered = generate.outputs(ROOT, generate.load_build(ROOT).with_default(name))
+    for member, data in files.items():
+        path = ROOT / member
+        if member.startswith(VENDOR):
+            assert data == seed[member], member
+        elif path in rendered:
+            assert data == in_bundle(member, rendered[path].encode("utf-8")), member
+        elif member == EXAMPLES:  # run again in the bundle's vocabulary: below
+            assert data != path.read_bytes()
+        else:
+            assert data == in_bundle(member, path.read_bytes()), member
+    assert files["sage/core/flag_parser/VOCABULARY"] == name.encode() + b"\n"
+    skill = "sage/core/capabilities/orchestration/flag-parser/references/prose-rules.md"
+    assert b"`--subagents`" in files[skill]
+    assert (b"--parallel" in files[skill]) == (name == "sage-1.3.18")
+    assert b"'' | " + name.encode() + b")" in files["sage/core/flag_parser/parse.sh"]
+
+
+EXAMPLES = "sage/core/capabilities/orchestration/flag-parser/references/examples.md"
+
+
+@pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
+def test_a_bundles_examples_are_what_its_own_launcher_prints(
+    built: Artifacts, bare_python: Path, name: str, tmp_path: Path
+) -> None:
+    """SPEC B7, G6: the examples of a bundle of another vocabulary, run command by command through that bundle's
+    launcher (its vendored Python: no sage-flags installed), print exactly what they show."""
+    from test_skill import Command, parse_examples
+
+    with tarfile.open(built.bundles[name]) as archive:
+        text = archive.extractfile(EXAMPLES).read().decode("utf-8")
+    examples = parse_examples(text, name)
+    assert len(examples) >= 5
+    path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
+    env = clean_env(PATH=path)
+    env.pop("SAGE_FLAGS_VOCABULARY", None)
+    for number, example in enumerate(examples):
+        project = tmp_path / str(number)
+        with tarfile.open(built.bundles[name]) as archive:
+            archive.extractall(project, filter="data")
+        for step in example.steps:
+            if isinstance(step, list):
+                (project / step[1]).parent.mkdir(parents=True, exist_ok=True)
+                (project / step[1]).write_text("".join(line + "\n" for line in step[2]), encoding="utf-8")
+                continue
+            assert isinstance(step, Command)
+            done = subprocess.run(
+                [tool("bash"), "--norc", "--noprofile", "-c", step.script + "\n"],
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                cwd=project,
+                env=env,
+                timeout=60,
+            )
+            where = f"{example.name}: {step.script.splitlines()[0]}"
+            assert (done.stdout, done.returncode) == (step.stdout, step.status), where
+    assert ("subagents" in text) and (("parallel_lanes" in text) == (name == "sage-1.3.18"))

@@ -30,7 +30,9 @@ def test_version() -> None:
     import sage_flags
 
     result = run("--version")
-    assert result.stdout == f"sage-flags {sage_flags.__version__}\n".encode()
+    names = ", ".join(sage_flags._vocab.NAMES)  # docs/SPEC.md B4
+    assert result.stdout == f"sage-flags {sage_flags.__version__} (vocabularies: {names})\n".encode()
+    assert names == "sage-1.1, sage-1.3, sage-1.3.18"
     assert result.returncode == 0
 
 

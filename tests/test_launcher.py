@@ -189,7 +189,7 @@ def test_which_names_the_layer(which: str, shell: Shell, tmp_path: Path) -> None
     scenario = scenarios(tmp_path, which, shell)
     result = scenario.run([b"--which"])
     assert (result.returncode, result.stderr) == (0, b"")
-    assert result.stdout.decode() == scenario.expected + "\n"
+    assert result.stdout.decode() == scenario.expected + "; vocabulary sage-1.1\n"  # the repository's VOCABULARY
 
 
 @pytest.mark.parametrize("shell", SHELLS)
@@ -373,11 +373,16 @@ def test_an_installed_script_whose_python_is_gone_is_no_layer(folder: str, shell
     assert ((bin_dir / "sage-flags").read_bytes().startswith(b"#!/bin/sh\n'''exec'")) == (" " in folder)
     others = make_path(tmp_path, {"python3": BASE_PYTHON, "sh": tool("sh"), "bash": tool("bash")})
     scenario = Scenario("broken-installed", "", env={"PATH": f"{bin_dir}:{others}"}, shell=shell.argv)
-    assert scenario.run([b"--which"]).stdout == f"installed: {bin_dir}/sage-flags (script)\n".encode()
+    assert (
+        scenario.run([b"--which"]).stdout == f"installed: {bin_dir}/sage-flags (script); vocabulary sage-1.1\n".encode()
+    )
     for python in bin_dir.glob("python*"):
         python.unlink()
     which = scenario.run([b"--which"])
-    assert (which.returncode, which.stdout) == (0, f"checkout: python3 -m sage_flags (from {ROOT}/python)\n".encode())
+    assert (which.returncode, which.stdout) == (
+        0,
+        f"checkout: python3 -m sage_flags (from {ROOT}/python); vocabulary sage-1.1\n".encode(),
+    )
     expected = subprocess.run([SAGE_FLAGS, "parse", "--stdin"], input=b"--autonomous go\n", capture_output=True)
     done = scenario.run([b"parse", b"--stdin"], stdin=b"--autonomous go\n")
     assert (done.returncode, done.stdout, done.stderr) == (0, expected.stdout, b"")
@@ -392,7 +397,9 @@ def test_a_missing_env_interpreter_is_skipped_for_the_next_sage_flags_on_path(tm
     (broken / "sage-flags").chmod(0o755)
     later = make_path(tmp_path, {"sage-flags": SAGE_FLAGS, "sh": tool("sh")})
     scenario = Scenario("env-broken", "", env={"PATH": f"{broken}:{later}"})
-    assert scenario.run([b"--which"]).stdout == f"installed: {later}/sage-flags (script)\n".encode()
+    assert (
+        scenario.run([b"--which"]).stdout == f"installed: {later}/sage-flags (script); vocabulary sage-1.1\n".encode()
+    )
     done = scenario.run([b"parse", b"--autonomous", b"go"])
     assert (done.returncode, done.stderr) == (0, b"") and b'"autonomous": true' in done.stdout
 

@@ -65,7 +65,7 @@ def test_the_wheel_installs_the_native_executable_as_sage_flags(wheel_venv: Path
     exe = run([str(wheel_venv / "sage-flags"), "--version"])
     module = run([str(wheel_venv / "python"), "-m", "sage_flags", "--version"])
     assert (exe.stdout, exe.returncode) == (module.stdout, 0)
-    assert exe.stdout == f"sage-flags {VERSION}\n".encode()
+    assert exe.stdout == f"sage-flags {VERSION} (vocabularies: sage-1.1, sage-1.3, sage-1.3.18)\n".encode()
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_cargo_install_without_python_says_so_in_one_line(cargo_installed: Path,
 def test_launcher_names_the_kind_it_found(wheel_venv: Path, tmp_path: Path) -> None:
     for bin_dir, kind in ((wheel_venv, "native executable"), (ROOT / ".venv" / "bin", "script")):
         done = run([str(LAUNCHER), "--which"], env=clean_env(PATH=f"{bin_dir}{os.pathsep}/usr/bin:/bin"))
-        assert done.stdout.decode() == f"installed: {bin_dir}/sage-flags ({kind})\n", done.stderr
+        assert done.stdout.decode() == f"installed: {bin_dir}/sage-flags ({kind}); vocabulary sage-1.1\n", done.stderr
 
 
 # Issue 24 item 3 (SPEC D27.1): the Python a native wheel's `sage-flags` was installed for, in every scheme pip
@@ -199,7 +199,7 @@ def test_no_python_of_the_installation_is_status_3_and_the_launcher_runs_its_nex
         (tools / name).symlink_to(os.path.realpath(shutil.which(name) or name))
     env["PATH"] = f"{bin_dir}{os.pathsep}{tools}"
     which = run([str(LAUNCHER), "--which"], env=env)
-    assert which.stdout == f"installed: {bin_dir}/sage-flags (native executable)\n".encode()
+    assert which.stdout == f"installed: {bin_dir}/sage-flags (native executable); vocabulary sage-1.1\n".encode()
     persisted = run([str(LAUNCHER), "persist", str(manifest)], input=line, env=env)
     assert (persisted.returncode, persisted.stdout, persisted.stderr.count(b"\n")) == (3, line, 1)
     assert b"needs python3" in persisted.stderr and manifest.read_bytes() == MANIFEST
@@ -235,3 +235,15 @@ def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> Non
     launcher = LAUNCHER.read_text(encoding="utf-8")
     (case,) = re.findall(r"hands_to_python\(\) \{.*?\n\s*case \$1 in (.*?)\) return 0", launcher, re.DOTALL)
     assert set(re.findall(r'b"([^"]+)"', array)) == {name.strip() for name in case.split("|")}
+
+
+def test_a_handed_over_subcommand_keeps_the_named_vocabulary(wheel_venv: Path, tmp_path: Path) -> None:
+    """SPEC B2, D27: `--vocabulary NAME` before a subcommand the executable hands to its Python reaches it."""
+    config = tmp_path / "config.yaml"
+    config.write_bytes(b"parallel: true\n")
+    named = run([str(wheel_venv / "sage-flags"), "--vocabulary", "sage-1.3.18", "config", "explain", str(config)])
+    assert (named.returncode, named.stderr) == (0, b"") and b"honored: parallel is on by default" in named.stdout
+    default = run([str(wheel_venv / "sage-flags"), "config", "explain", str(config)])
+    assert default.returncode == 0 and b"parallel" not in default.stdout.split(b"\n")[-2]
+    unknown = run([str(wheel_venv / "sage-flags"), "--vocabulary", "sage-9", "config", "explain", str(config)])
+    assert (unknown.returncode, unknown.stdout, unknown.stderr.count(b"\n")) == (2, b"", 1)

@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 RULE_FILES = ("docs/SPEC.md", "docs/IMPLEMENTATION.md")
 CONTRACT_FILE = "docs/SPEC.md"  # the contract's rules are defined where SPEC.md restates them, and only there
-PREFIXES = "ACDEGHIKLNPRSVW"  # announce, contract, decisions, errors, skill, hostile, stdin, hook, launcher, ...
+PREFIXES = "ABCDEGHIKLNPRSVW"  # announce, contract, decisions, errors, skill, hostile, stdin, hook, launcher, ...
 RULE = rf"[{PREFIXES}][1-9]\d*(?:\.\d+)?"  # numbered from 1: C0 is the control set
 DEFINITION = re.compile(rf"^\s*- \*\*({RULE})\b", re.MULTILINE)
 # A citation: not part of a longer word or number (U+D800, 0xC2, SC2086), not ruff's `noqa: E402`, not the

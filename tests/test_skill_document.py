@@ -27,8 +27,8 @@ from skills_ref.validator import validate
 from parity.layers import PYTHON, ROOT
 
 MAX_LINES, MAX_BYTES = 150, 8000
-VOCAB_1_3 = ROOT / "spec" / "sage-1.3.toml"
-BUILD_1_3 = ROOT / "build" / "sage-1.3-skill"  # generated listings only: no native core (suite time)
+VOCAB_1_3 = ROOT / "spec" / "sage-1.3.18.toml"
+BUILD_1_3 = ROOT / "build" / "sage-1.3.18-skill"  # generated listings only: no native core (suite time)
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
 HOOK_LABEL = _vocab.HOOK_LABEL  # generated from spec/flags.toml by tools/generate.py (K5)
 
@@ -43,7 +43,7 @@ def frontmatter() -> Dict[str, object]:
 
 @pytest.fixture(scope="module")
 def sage_1_3_skill() -> Path:
-    """SKILL.md as `make vocabulary VOCAB=spec/sage-1.3.toml` generates it (the same tool, without a native core)."""
+    """SKILL.md as `make vocabulary VOCAB=spec/sage-1.3.18.toml` generates it (the same tool, without a native core)."""
     build = [PYTHON, "tools/build_vocabulary.py", str(VOCAB_1_3), str(BUILD_1_3), "--native", "none"]
     subprocess.run(build, cwd=ROOT, check=True, timeout=300, capture_output=True)
     return BUILD_1_3 / SKILL_MD.relative_to(ROOT)

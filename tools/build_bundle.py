@@ -1,8 +1,11 @@
-"""Build the vendorable bundle: the sage/ directory a Sage project copies into itself (`make bundle`).
+"""Build the vendorable bundles: the sage/ directory a Sage project copies into itself (`make bundle`).
 
-    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist
+    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist [--vocabulary NAME]
 
-writes dist/sage-flags-sage-dir-VERSION.tar.gz: sage/ as it is in the repository (the launcher, the bash
+writes one bundle per vocabulary (docs/SPEC.md B7), dist/sage-flags-<vocabulary>-VERSION.tar.gz (only NAME's with
+--vocabulary, repeatable): sage/ as the repository's tools/generate.py renders it with that vocabulary as the
+default (SKILL.md's tables, the hook files, parse.sh's default branch, core/flag_parser/VOCABULARY, which the
+launcher and the drop-in read), otherwise as it is in the repository (the launcher, the bash
 port, the compat entry `python3 -m core.flag_parser`, the skill in sage/core/capabilities/orchestration/
 flag-parser/) plus sage/core/flag_parser/_vendor/sage_flags, the pure package. That copy is taken from the
 pure wheel, so the bundle carries exactly the files pip installs from it (one definition of "the pure
@@ -10,7 +13,8 @@ package", built from python/sage_flags); it is never kept in git.
 With it, every entry of the directory runs on a machine that has nothing but python3 or bash.
 
 Reproducible: sorted members, one fixed time (SOURCE_DATE_EPOCH when set), owner 0, modes 0755 for
-directories and executables and 0644 for the rest.
+executables and 0644 for the rest. Files only: no entry for a directory, so unpacking leaves the mode, owner and
+time of a project's existing sage/, sage/core/, sage/bin/ as they were (tar creates a missing one).
 """
 
 from __future__ import annotations
@@ -23,27 +27,31 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Dict, Iterator, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import tomllib
 from skill_variants import SKILL_DIR, sage_contract_skill
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import generate  # noqa: E402
+
 SAGE_DIR = ROOT / "sage"
 VENDOR = "sage/core/flag_parser/_vendor"  # where sage/core/flag_parser/__init__.py and the launcher look
 SAGE_SKILL = SKILL_DIR + "/SKILL.md"
 DEFAULT_EPOCH = 315532800  # 1980-01-01, the earliest time a zip (the wheel) can hold
 
 
-def sage_files() -> Iterator[Tuple[str, bytes, bool]]:
-    """(archive name, content, executable) of every file under sage/, caches left out."""
+def sage_files(rendered: Dict[Path, str]) -> Iterator[Tuple[str, bytes, bool]]:
+    """(archive name, content, executable) of every file under sage/, caches left out; a generated file as
+    ``rendered`` holds it (the bundle's vocabulary)."""
     for path in sorted(SAGE_DIR.rglob("*")):
         if "__pycache__" in path.parts or path.suffix == ".pyc" or not path.is_file():
             continue
         name = path.relative_to(ROOT).as_posix()
         if name.startswith(VENDOR + "/"):
             raise SystemExit("build_bundle: %s exists in the repository; the bundle writes it" % name)
-        data = path.read_bytes()
+        data = rendered[path].encode("utf-8") if path in rendered else path.read_bytes()
         if name == SAGE_SKILL:  # Sage's skill contract at Sage's skill path (docs/SPEC.md N8)
             data = sage_contract_skill(data.decode("utf-8")).encode("utf-8")
         yield name, data, os.access(path, os.X_OK)
@@ -59,22 +67,98 @@ def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
             yield VENDOR + "/" + name, wheel.read(name), False
 
 
-def directories(names: Iterator[str]) -> Iterator[str]:
-    seen = set()
-    for name in names:
-        parts = name.split("/")[:-1]
-        for depth in range(1, len(parts) + 1):
-            directory = "/".join(parts[:depth])
-            if directory not in seen:
-                seen.add(directory)
-                yield directory
+EXAMPLES = SAGE_DIR / "core" / "capabilities" / "orchestration" / "flag-parser" / "references" / "examples.md"
+PROGRAM = "sage/bin/sage-flags"  # what the examples call (tests/test_skill.py runs them the same way)
 
 
-def build(pure_wheel: Path, out_dir: Path) -> Path:
+def rerun_examples(markdown: str, vocabulary: str) -> str:
+    """examples.md with every command's output and status as the reference prints them in ``vocabulary``, and
+    the hook context block (```text after the hook's console block) as that hook answered (docs/SPEC.md B7)."""
+    import json
+    import subprocess
+    import tempfile
+
+    lines = markdown.split("\n")
+    out: List[str] = []
+    context = None
+    i = 0
+    with tempfile.TemporaryDirectory() as where:
+        workdir = Path(where)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "python"),
+            "SAGE_FLAGS_BACKEND": "python",
+            "SAGE_FLAGS_VOCABULARY": vocabulary,
+            "SAGE_FLAGS_PYTHON": sys.executable,
+        }
+        status = 0
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            if line == "```text" and context is not None and lines[i].startswith("sage-flags hook result"):
+                out += [line, *context.rstrip("\n").split("\n")]
+                while lines[i] != "```":
+                    i += 1
+                continue
+            if line == "```console":  # each block in a folder of its own, as tests/test_skill.py runs it
+                workdir = Path(where) / str(i)
+                program = workdir / PROGRAM
+                program.parent.mkdir(parents=True)
+                program.write_text('#!/bin/sh\nexec "$SAGE_FLAGS_PYTHON" -m sage_flags "$@"\n')
+                program.chmod(0o755)
+            if not line.startswith("$ "):
+                out.append(line)
+                continue
+            text = line[2:]
+            out.append(line)
+            if text.startswith("cat ") and " " not in text[4:]:  # a file: its lines follow
+                body = []
+                while not lines[i].startswith(("$ ", "```")):
+                    body.append(lines[i])
+                    i += 1
+                out += body
+                (workdir / text[4:]).parent.mkdir(parents=True, exist_ok=True)
+                (workdir / text[4:]).write_text("".join(b + "\n" for b in body), encoding="utf-8")
+                continue
+            if text == "echo $?":
+                out.append(str(status))
+                i += 1  # the status line written before
+                continue
+            script = [text]
+            while lines[i].startswith("> "):
+                script.append(lines[i][2:])
+                out.append(lines[i])
+                i += 1
+            while not lines[i].startswith(("$ ", "```")):
+                i += 1  # the output written before
+            done = subprocess.run(
+                ["bash", "--norc", "--noprofile", "-c", "\n".join(script) + "\n"],
+                capture_output=True,
+                cwd=workdir,
+                env=env,
+                timeout=60,
+            )
+            status = done.returncode
+            printed = done.stdout.decode("utf-8")
+            out += printed.split("\n")[:-1]
+            if context is None and printed.startswith('{"hookSpecificOutput"'):
+                context = json.loads(printed)["hookSpecificOutput"]["additionalContext"]
+    return "\n".join(out)
+
+
+def bundle_name(vocabulary: str, version: str) -> str:
+    return "sage-flags-%s-%s.tar.gz" % (vocabulary, version)
+
+
+def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
+    build_of = generate.load_build(ROOT)
+    rendered = generate.outputs(ROOT, build_of.with_default(vocabulary))
+    if vocabulary != build_of.default.name:  # the repository's examples are the default's, checked by the tests
+        rendered[EXAMPLES] = rerun_examples(EXAMPLES.read_text(encoding="utf-8"), vocabulary)
     files: Dict[str, Tuple[bytes, bool]] = {}
-    for name, data, executable in [*sage_files(), *vendored_files(pure_wheel)]:
+    for name, data, executable in [*sage_files(rendered), *vendored_files(pure_wheel)]:
         files[name] = (data, executable)
 
     def info(name: str, mode: int, kind: bytes = tarfile.REGTYPE, size: int = 0) -> tarfile.TarInfo:
@@ -85,12 +169,10 @@ def build(pure_wheel: Path, out_dir: Path) -> Path:
         return entry
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / ("sage-flags-sage-dir-%s.tar.gz" % version)
+    target = out_dir / bundle_name(vocabulary, version)
     partial = target.with_name(target.name + ".part")
     with open(partial, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch) as zipped:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive:
-            for directory in sorted(directories(iter(sorted(files)))):
-                archive.addfile(info(directory + "/", 0o755, tarfile.DIRTYPE))
             for name in sorted(files):
                 data, executable = files[name]
                 archive.addfile(info(name, 0o755 if executable else 0o644, size=len(data)), io.BytesIO(data))
@@ -102,8 +184,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pure-wheel", type=Path, required=True, help="the pure wheel (make wheel-pure)")
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="directory for the archive (default: dist)")
+    parser.add_argument("--vocabulary", action="append", help="the bundle of this vocabulary only (repeatable)")
     args = parser.parse_args()
-    print(build(args.pure_wheel.resolve(), args.out.resolve()))
+    names = [vocab.name for vocab in generate.load_vocabularies(ROOT)]
+    for name in args.vocabulary or names:
+        if name not in names:
+            parser.error("unknown vocabulary %r (known: %s)" % (name, ", ".join(names)))
+        print(build(args.pure_wheel.resolve(), args.out.resolve(), name))
     return 0
 
 

@@ -1,9 +1,11 @@
 """Build every layer of this project for another vocabulary file, in a copy of the project.
 
     python tools/build_vocabulary.py VOCAB OUT [--native debug|release|none] [--target-dir DIR]
-    make vocabulary VOCAB=spec/sage-1.3.toml OUT=build/sage-1.3      # the same, native core in release
+    make vocabulary VOCAB=spec/sage-1.3.18.toml OUT=build/sage-1.3.18      # the same, native core in release
 
-OUT becomes a copy of the project's sources with VOCAB as its spec/flags.toml and every listing regenerated
+OUT becomes a copy of the project's sources with VOCAB as its spec/flags.toml (and no other vocabulary: every
+layer of the copy carries VOCAB alone, under VOCAB's `name`, or own-<file stem> without one) and every listing
+regenerated
 from it (tools/generate.py: the Python reference's and the Rust core's tables, the bash scripts, the docs and
 SKILL.md); the copy's native core is built (cargo, PyO3) into OUT/python/sage_flags/. When the repository holds
 vectors written for that vocabulary, parity/vectors-<VOCAB's stem>/, they become the copy's parity/vectors/.
@@ -30,8 +32,10 @@ from pathlib import Path
 from typing import Iterator, List
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("spec", "tools", "python", "sage", "docs", "crates", "parity", "tests", "mk")
-FILES = ("Cargo.toml", "Cargo.lock", "rustfmt.toml", "pyproject.toml", "Makefile", "README.md")
+PARTS = ("spec", "tools", "python", "sage", "docs", "crates", "parity", "tests", "mk", "pure-wheel")
+# The copy's own `make` targets (e.g. `make -C OUT bundle`) need what the repository's need.
+FILES = ("Cargo.toml", "Cargo.lock", "rustfmt.toml", "pyproject.toml", "Makefile", "README.md", "conftest.py")
+FILES += tuple(sorted(path.name for path in ROOT.glob("requirements*.txt")))
 IGNORED = ("__pycache__", "target", "*.so", "*.egg-info", "failures", ".hypothesis")
 STAMP = ".vocabulary-build"
 
@@ -62,6 +66,9 @@ def _copy(out: Path, vocab: Path) -> None:
         shutil.copytree(ROOT / part, out / part, ignore=ignore)
     for name in FILES:
         shutil.copy2(ROOT / name, out / name)
+    # The copy carries VOCAB alone (docs/SPEC.md B6): a launcher that names another vocabulary skips its layers.
+    for other in (out / "spec").glob("*.toml"):
+        other.unlink()
     shutil.copy2(vocab, out / "spec" / "flags.toml")
     vectors = ROOT / "parity" / f"vectors-{vocab.stem}"
     shutil.rmtree(out / "parity" / "vectors")
@@ -119,8 +126,8 @@ def build(vocab: Path, out: Path, native: str, target_dir: Path) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("vocab", type=Path, help="the vocabulary file, e.g. spec/sage-1.3.toml")
-    parser.add_argument("out", type=Path, help="the copy to build, e.g. build/sage-1.3 (replaced)")
+    parser.add_argument("vocab", type=Path, help="the vocabulary file, e.g. spec/sage-1.3.18.toml")
+    parser.add_argument("out", type=Path, help="the copy to build, e.g. build/sage-1.3.18 (replaced)")
     parser.add_argument("--native", choices=("debug", "release", "none"), default="release")
     parser.add_argument("--target-dir", type=Path, help="cargo's target directory (default: target/vocabularies)")
     args = parser.parse_args()

@@ -68,6 +68,7 @@ class Value:
 
 @dataclass(frozen=True)
 class Vocabulary:
+    name: str  # docs/SPEC.md B1: how a call names it (sage-1.1, sage-1.3, sage-1.3.18)
     modes: Modes  # (key, dashed name), in vocabulary order
     values: Tuple[Value, ...] = ()
     workflows: Tuple[str, ...] = ()  # the workflow names `sage-flags hook` answers (docs/SPEC.md K3)
@@ -128,7 +129,55 @@ def load_vocabulary(vocab_path: Path) -> Vocabulary:
     keys += [field for value in values for field in (value.field, value.note_field)]
     if len(set(keys)) != len(keys):
         _fail(source, "a value's field or note_field repeats another JSON key")
-    return Vocabulary(modes, tuple(values), _workflows(data, source))
+    name = data.get("name", "own-" + vocab_path.stem)  # a vocabulary of one's own needs no name
+    if not isinstance(name, str) or not re.fullmatch(VOCABULARY_NAME, name):
+        _fail(source, f"bad vocabulary name {name!r}")
+    return Vocabulary(name, modes, tuple(values), _workflows(data, source))
+
+
+# docs/SPEC.md B1: a vocabulary's name (it reaches a shell's `case` and an error line unquoted).
+VOCABULARY_NAME = r"[a-z][a-z0-9]*(-[a-z0-9]+|\.[0-9]+)*"
+NOT_VOCABULARIES = ("releases.toml",)  # spec/ files that are not a vocabulary
+
+
+def load_vocabularies(root: Path) -> List[Vocabulary]:
+    """Every vocabulary a build carries: spec/flags.toml's first (the default), then the others by name."""
+    default = load_vocabulary(root / "spec" / "flags.toml")
+    others = [
+        load_vocabulary(path)
+        for path in sorted((root / "spec").glob("*.toml"))
+        if path.name != "flags.toml" and path.name not in NOT_VOCABULARIES
+    ]
+    vocabularies = [default, *sorted(others, key=lambda vocab: _version_key(vocab.name))]
+    names = [vocab.name for vocab in vocabularies]
+    if len(set(names)) != len(names):
+        _fail("spec/", f"two vocabularies share a name: {names}")
+    return vocabularies
+
+
+def _version_key(name: str) -> Tuple:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"[-.]", name))
+
+
+def _release(text: str, source: str) -> Tuple[int, ...]:
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]+(\.[0-9]+){1,2}", text):
+        _fail(source, f"bad release {text!r}")
+    return tuple(int(part) for part in text.split("."))
+
+
+def load_releases(root: Path, names: List[str]) -> List[Tuple[Tuple[int, ...], str, str]]:
+    """spec/releases.toml: (first release, through (text, may be empty), vocabulary), ascending; [] without it."""
+    path = root / "spec" / "releases.toml"
+    if not path.exists():
+        return []
+    rows = []
+    for entry in tomllib.loads(path.read_text(encoding="utf-8")).get("release", []):
+        if set(entry) - {"from", "through", "vocabulary"} or entry.get("vocabulary") not in names:
+            _fail(path.name, f"bad row {entry!r} (vocabularies: {names})")
+        rows.append((_release(entry["from"], path.name), entry.get("through", ""), entry["vocabulary"]))
+    if [row[0] for row in rows] != sorted({row[0] for row in rows}):
+        _fail(path.name, "rows must ascend by `from`")
+    return rows
 
 
 def _workflows(data: dict, source: str) -> Tuple[str, ...]:
@@ -212,54 +261,152 @@ class ValueMode:
 '''
 
 
-def python_vocab(vocab: Vocabulary) -> str:
-    rows = "".join(f"    ({key!r}, {name!r}),\n" for key, name in vocab.modes).replace("'", '"')
+@dataclass(frozen=True)
+class Build:
+    """What one build carries: its vocabularies (the default first) and Sage's release table."""
+
+    vocabularies: Tuple[Vocabulary, ...]
+    releases: Tuple[Tuple[Tuple[int, ...], str, str], ...] = ()
+
+    @property
+    def default(self) -> Vocabulary:
+        return self.vocabularies[0]
+
+    def with_default(self, name: str) -> "Build":
+        """The same build with ``name`` as its default (a bundle's own vocabulary)."""
+        chosen = [vocab for vocab in self.vocabularies if vocab.name == name]
+        if not chosen:
+            _fail("spec/", f"no vocabulary {name!r}")
+        rest = tuple(vocab for vocab in self.vocabularies if vocab.name != name)
+        return Build((chosen[0], *rest), self.releases)
+
+
+def known_names(build: Build) -> str:
+    return ", ".join(vocab.name for vocab in build.vocabularies)
+
+
+def unknown_vocabulary(build: Build) -> str:
+    """docs/SPEC.md B3: the one stderr line of every layer for a name it does not carry."""
+    return f"sage-flags: unknown vocabulary (known: {known_names(build)})"
+
+
+def _python_constants(vocab: Vocabulary, indent: str) -> str:
+    rows = "".join(f"{indent}    ({key!r}, {name!r}),\n" for key, name in vocab.modes).replace("'", '"')
     value_rows = "".join(
-        f"    ValueMode({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
+        f"{indent}    ValueMode({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
         f"{v.default}, {v.minimum}, {v.cap}),\n"
         for v in vocab.values
     ).replace("'", '"')
+    workflows = ", ".join(map(json.dumps, vocab.workflows)) + ("," if len(vocab.workflows) == 1 else "")
     return (
-        f'"""The flag vocabulary: {HEADER}."""\n\n'
-        "# (mode key, dashed flag name), in contract order.\n"
-        f"MODES = (\n{rows})\n"
-        f"{PYTHON_VALUE_MODE}"
-        "# Modes that take a value (docs/SPEC.md V1-V8), in vocabulary order.\n"
-        f'VALUE_MODES: "tuple[ValueMode, ...]" = ({chr(10) + value_rows if value_rows else ""})\n'
-        f'SUPPORTED_FLAGS = "{supported_flags(vocab)}"\n'
-        "# E2's last sentence: the flags that take a value (empty when none does).\n"
-        f'E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'
-        "# docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
-        f"SUGGEST_LIMIT = {suggest_limit(vocab)}\n"
-        "# docs/SPEC.md K3, K5: the workflows `sage-flags hook` answers, and the words its context starts with.\n"
-        f"WORKFLOWS = ({', '.join(map(json.dumps, vocab.workflows))}{',' if len(vocab.workflows) == 1 else ''})\n"
-        f'HOOK_LABEL = "{HOOK_LABEL}"\n'
+        f"{indent}MODES = (\n{rows}{indent})\n"
+        f"{indent}VALUE_MODES = ({_python_value_rows(value_rows, indent)})\n"
+        f'{indent}SUPPORTED_FLAGS = "{supported_flags(vocab)}"\n'
+        f'{indent}E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'
+        f"{indent}SUGGEST_LIMIT = {suggest_limit(vocab)}\n"
+        f"{indent}WORKFLOWS = ({workflows})\n"
     )
 
 
-def rust_vocab(vocab: Vocabulary) -> str:
-    rows = "".join(f'    ("{key}", "{name}"),\n' for key, name in vocab.modes)
+def _python_value_rows(rows: str, indent: str) -> str:
+    """The rows as ruff formats them: one row on the tuple's line (its comma is syntax), more one a line."""
+    if rows.count("\n") == 1:
+        return rows.strip()
+    return chr(10) + rows + indent if rows else ""
+
+
+def python_vocab(build: Build) -> str:
+    """_vocab.py: every vocabulary's constants, those of the process's vocabulary bound at import."""
+    branches = "".join(
+        f"{'if' if i == 0 else 'elif'} NAME == {json.dumps(vocab.name)}:\n{_python_constants(vocab, '    ')}"
+        for i, vocab in enumerate(build.vocabularies[1:])
+    )
+    default = _python_constants(build.default, "    ")
+    selection = (
+        (branches + "else:  # the default, and an unknown name (KNOWN is False: every entry refuses it)\n" + default)
+        if branches
+        else "if True:  # this build's only vocabulary\n" + default
+    )
+    releases = "".join(
+        f"    ({row[0]!r}, {_release(row[1], 'releases.toml') if row[1] else None!r}, {json.dumps(row[2])}),\n"
+        for row in build.releases
+    )
+    return (
+        f'"""The flag vocabularies: {HEADER}.\n\n'
+        "The process's vocabulary is chosen once, at import (docs/SPEC.md B1-B4): SAGE_FLAGS_VOCABULARY names it,\n"
+        "unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing\n"
+        "never fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.\n"
+        '"""\n\n'
+        "import os\n\n"
+        f'DEFAULT = "{build.default.name}"\n'
+        "# Every vocabulary this build carries (`sage-flags --version` lists them).\n"
+        f"NAMES = ({', '.join(json.dumps(v.name) for v in build.vocabularies)}{',' * (len(build.vocabularies) == 1)})\n"
+        f'UNKNOWN_VOCABULARY = "{unknown_vocabulary(build)}"\n'
+        'NAME = os.environ.get("SAGE_FLAGS_VOCABULARY") or DEFAULT\n'
+        "KNOWN = NAME in NAMES\n"
+        f"{PYTHON_VALUE_MODE}"
+        "# MODES: (mode key, dashed flag name), in contract order. VALUE_MODES: the modes that take a value (V1-V8).\n"
+        "# SUPPORTED_FLAGS: E1's list. E2_VALUE_HINT: E2's last sentence (empty when no mode takes a value).\n"
+        "# SUGGEST_LIMIT: S7, a token part longer than this (code points) is near no flag form.\n"
+        "# WORKFLOWS: K3, the workflows `sage-flags hook` answers.\n"
+        'MODES: "tuple[tuple[str, str], ...]"\n'
+        'VALUE_MODES: "tuple[ValueMode, ...]"\n'
+        f"{selection}"
+        "# docs/SPEC.md K5: the words every hook context starts with.\n"
+        f'HOOK_LABEL = "{HOOK_LABEL}"\n'
+        "# docs/SPEC.md B5: Sage's releases (first, last or None, vocabulary), ascending (spec/releases.toml).\n"
+        f"RELEASES = ({chr(10) + releases if releases else ''})\n"
+        "\n\n"
+        'def vocabulary_for_release(version: str) -> "str | None":\n'
+        '    """B5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release\n'
+        '    outside the table (a newer Sage may add flags we would refuse) or text that is no release."""\n'
+        "    import re\n\n"
+        '    match = re.match(r"v?([0-9]+)\\.([0-9]+)(?:\\.([0-9]+))?(?![0-9.])", version.strip())\n'
+        "    if match is None:\n"
+        "        return None\n"
+        "    release = tuple(int(part or 0) for part in match.groups())\n"
+        "    for first, last, name in RELEASES:\n"
+        "        if first <= release[: len(first)] and (last is None or release[: len(last)] <= last):\n"
+        "            return name\n"
+        "    return None\n"
+    )
+
+
+def _rust_vocabulary(vocab: Vocabulary) -> str:
+    rows = "".join(f'("{key}", "{name}"), ' for key, name in vocab.modes)
     value_rows = "".join(
-        f'    ValueMode {{ mode: {v.mode}, field: "{v.field}", note_field: "{v.note_field}", name: "{v.name}", '
-        f'metavar: "{v.metavar}", default: {v.default}, minimum: {v.minimum}, cap: {v.cap} }},\n'
+        f'\n        ValueMode {{ mode: {v.mode}, field: "{v.field}", note_field: "{v.note_field}", name: "{v.name}", '
+        f'metavar: "{v.metavar}", default: {v.default}, minimum: {v.minimum}, cap: {v.cap} }},'
         for v in vocab.values
     )
     return (
-        f"// The flag vocabulary: {HEADER}.\n"
+        "    Vocabulary {\n"
+        f'        name: "{vocab.name}",\n'
+        f"        modes: &[{rows.rstrip(', ')}],\n"
+        f"        value_modes: &[{value_rows + chr(10) + '    ' if value_rows else ''}],\n"
+        f'        supported_flags: "{supported_flags(vocab)}",\n'
+        f'        e2_value_hint: "{e2_value_hint(vocab)}",\n'
+        f"        suggest_limit: {suggest_limit(vocab)},\n"
+        f"        workflows: &[{', '.join(map(json.dumps, vocab.workflows))}],\n"
+        "    },\n"
+    )
+
+
+def rust_vocab(build: Build) -> str:
+    count = len(build.vocabularies)
+    return (
+        f"// The flag vocabularies: {HEADER}.\n"
         "#![cfg_attr(rustfmt, rustfmt::skip)] // generated: rustfmt's layout would differ from the generator's\n\n"
-        "use crate::ValueMode;\n\n"
-        "/// (mode key, dashed flag name), in contract order.\n"
-        f"pub const MODES: [(&str, &str); {len(vocab.modes)}] = [\n{rows}];\n"
-        "/// The modes that take a value (docs/SPEC.md V1-V8), in vocabulary order.\n"
-        f"pub const VALUE_MODES: [ValueMode; {len(vocab.values)}] = [{chr(10) + value_rows if value_rows else ''}];\n"
-        "/// The list in the E1 message.\n"
-        f'pub const SUPPORTED_FLAGS: &str = "{supported_flags(vocab)}";\n'
-        "/// E2's last sentence: the flags that take a value (empty when none does).\n"
-        f'pub const E2_VALUE_HINT: &str = "{e2_value_hint(vocab)}";\n'
-        "/// docs/SPEC.md S7: a token part longer than this (code points) is near no flag form.\n"
-        f"pub const SUGGEST_LIMIT: usize = {suggest_limit(vocab)};\n"
-        "/// docs/SPEC.md K3: the workflows `sage-flags hook` answers.\n"
-        f"pub const WORKFLOWS: [&str; {len(vocab.workflows)}] = [{', '.join(map(json.dumps, vocab.workflows))}];\n"
+        "use crate::{ValueMode, Vocabulary};\n\n"
+        "/// Every vocabulary this build carries, the default (docs/SPEC.md B1) first.\n"
+        f"pub static VOCABULARIES: [Vocabulary; {count}] = [\n"
+        + "".join(_rust_vocabulary(vocab) for vocab in build.vocabularies)
+        + "];\n"
+        "/// The most modes, and modes that take a value, of any of them (the size of a result's arrays).\n"
+        f"pub const MAX_MODES: usize = {max(len(v.modes) for v in build.vocabularies)};\n"
+        f"pub const MAX_VALUES: usize = {max(len(v.values) for v in build.vocabularies)};\n"
+        "/// docs/SPEC.md B3: the one stderr line for a vocabulary name this build does not carry.\n"
+        f'pub const UNKNOWN_VOCABULARY: &str = "{unknown_vocabulary(build)}";\n'
         "/// docs/SPEC.md K5: the words every hook context starts with.\n"
         f'pub const HOOK_LABEL: &str = "{HOOK_LABEL}";\n'
     )
@@ -270,24 +417,37 @@ def _bash_sparse(vocab: Vocabulary, column: Callable[[Value], object]) -> str:
     return "(" + " ".join(f"[{v.mode}]='{column(v)}'" for v in vocab.values) + ")"
 
 
-def bash_vocabulary(vocab: Vocabulary) -> str:
+def _bash_constants(vocab: Vocabulary, indent: str) -> str:
     keys = " ".join(key for key, _ in vocab.modes)
     names = " ".join(name for _, name in vocab.modes)
-    return (
-        f"# {HEADER}\n"
-        f"SAGE_FLAGS_MODE_KEYS=({keys})\n"
-        f"SAGE_FLAGS_MODE_NAMES=({names})\n"
-        f"SAGE_FLAGS_SUPPORTED='{supported_flags(vocab)}'\n"
-        f"SAGE_FLAGS_SUGGEST_LIMIT={suggest_limit(vocab)} # docs/SPEC.md S7\n"
-        "# Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.\n"
-        f"SAGE_FLAGS_VALUE_FIELDS={_bash_sparse(vocab, lambda v: v.field)}\n"
-        f"SAGE_FLAGS_NOTE_FIELDS={_bash_sparse(vocab, lambda v: v.note_field)}\n"
-        f"SAGE_FLAGS_VALUE_NAMES={_bash_sparse(vocab, lambda v: v.name)}\n"
-        f"SAGE_FLAGS_VALUE_DEFAULTS={_bash_sparse(vocab, lambda v: v.default)}\n"
-        f"SAGE_FLAGS_VALUE_MINIMUMS={_bash_sparse(vocab, lambda v: v.minimum)}\n"
-        f"SAGE_FLAGS_VALUE_CAPS={_bash_sparse(vocab, lambda v: v.cap)}\n"
-        f"SAGE_FLAGS_E2_VALUE_HINT='{e2_value_hint(vocab)}'\n"
-    )
+    lines = [
+        f"SAGE_FLAGS_MODE_KEYS=({keys})",
+        f"SAGE_FLAGS_MODE_NAMES=({names})",
+        f"SAGE_FLAGS_SUPPORTED='{supported_flags(vocab)}'",
+        f"SAGE_FLAGS_SUGGEST_LIMIT={suggest_limit(vocab)} # docs/SPEC.md S7",
+        "# Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.",
+        f"SAGE_FLAGS_VALUE_FIELDS={_bash_sparse(vocab, lambda v: v.field)}",
+        f"SAGE_FLAGS_NOTE_FIELDS={_bash_sparse(vocab, lambda v: v.note_field)}",
+        f"SAGE_FLAGS_VALUE_NAMES={_bash_sparse(vocab, lambda v: v.name)}",
+        f"SAGE_FLAGS_VALUE_DEFAULTS={_bash_sparse(vocab, lambda v: v.default)}",
+        f"SAGE_FLAGS_VALUE_MINIMUMS={_bash_sparse(vocab, lambda v: v.minimum)}",
+        f"SAGE_FLAGS_VALUE_CAPS={_bash_sparse(vocab, lambda v: v.cap)}",
+        f"SAGE_FLAGS_E2_VALUE_HINT='{e2_value_hint(vocab)}'",
+    ]
+    return "".join(f"{indent}{line}\n" for line in lines)
+
+
+def bash_vocabulary(build: Build) -> str:
+    """One branch per vocabulary, chosen by SAGE_FLAGS_VOCABULARY (docs/SPEC.md B2): only the chosen one runs."""
+    out = f"# {HEADER}\n# docs/SPEC.md B1-B3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default\n"
+    out += "case ${SAGE_FLAGS_VOCABULARY-} in\n"
+    for index, vocab in enumerate(build.vocabularies):
+        out += ("'' | " if index == 0 else "") + f"{vocab.name})\n" + _bash_constants(vocab, "    ") + "    ;;\n"
+    out += "*)\n"
+    out += f"    printf '%s\\n' '{unknown_vocabulary(build)}' >&2\n"
+    out += "    exit 2 # a usage error, also when sourced: no layer answers with another vocabulary's rules\n"
+    out += "    ;;\nesac\n"
+    return out
 
 
 def flag_table(vocab: Vocabulary) -> str:
@@ -378,6 +538,26 @@ def codex_hook_block(_vocab: Vocabulary) -> str:
     return "        " + codex_hook_command() + "\n"
 
 
+def release_table(build: Build) -> str:
+    """docs/SPEC.md B5: Sage release -> vocabulary (spec/releases.toml)."""
+    header = HEADER.replace("spec/flags.toml", "spec/releases.toml")
+    lines = [f"<!-- {header} -->", "", "| Sage release | vocabulary |", "|---|---|"]
+    for index, (first, through, name) in enumerate(build.releases):
+        first_text = ".".join(map(str, first))
+        if through:
+            span = f"{first_text} to {through}.x" if through.count(".") == 1 else f"{first_text} to {through}"
+        elif index == len(build.releases) - 1:
+            span = f"{first_text} and every later release"  # (a row with no `through`)
+        else:
+            span = first_text
+        lines.append(f"| {span} | `{name}` |")
+    if build.releases:
+        first_text = ".".join(map(str, build.releases[0][0]))
+        lines += ["", f"A release outside these rows (below {first_text}, or newer than the last) takes none:"]
+        lines += ["`vocabulary_for_release` returns None and `sage-flags adopt` refuses it (N2)."]
+    return "\n".join(lines) + "\n"
+
+
 def hook_matcher(vocab: Vocabulary) -> str:
     """Claude Code's matcher on `command_name`: a workflow, or the Sage plugin's `sage:<workflow>` (K3)."""
     return "^(sage:)?(" + "|".join(vocab.workflows) + ")$"
@@ -405,34 +585,44 @@ PLUGIN_LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/sage/bin/sage-flags"
 # Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (SPEC.md K9, IMPLEMENTATION.md D26).
 HOOK_DIR = "sage/core/flag_parser/hooks"
 
-WHOLE_FILES: Dict[str, Callable[[Vocabulary], str]] = {
+
+def _of_default(render: Callable[[Vocabulary], str]) -> Callable[[Build], str]:
+    """A listing of one vocabulary: the build's default (a bundle's own, tools/build_bundle.py)."""
+    return lambda build: render(build.default)
+
+
+WHOLE_FILES: Dict[str, Callable[[Build], str]] = {
     "python/sage_flags/_vocab.py": python_vocab,
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
     # The files a user installs (docs/SPEC.md K9): one event per Claude Code file, never both.
-    f"{HOOK_DIR}/claude-code/hooks.json": _hooks_file(
-        "UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows"
+    f"{HOOK_DIR}/claude-code/hooks.json": _of_default(
+        _hooks_file("UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows")
     ),
-    f"{HOOK_DIR}/claude-code/settings.json": _hooks_file(
-        "UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows"
+    f"{HOOK_DIR}/claude-code/settings.json": _of_default(
+        _hooks_file("UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows")
     ),
-    f"{HOOK_DIR}/claude-code/settings-submit.json": _hooks_file(
-        "UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER)
+    f"{HOOK_DIR}/claude-code/settings-submit.json": _of_default(
+        _hooks_file("UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER))
     ),
-    f"{HOOK_DIR}/codex/hooks.json": _hooks_file("UserPromptSubmit", {"command": codex_hook_command()}),
+    # docs/SPEC.md B6: the vocabulary a vendored sage/ is for (its launcher and drop-in read it).
+    "sage/core/flag_parser/VOCABULARY": lambda build: build.default.name + "\n",
+    # K9: no --vocabulary in the bundle's command: the launcher reads the record above (B6).
+    f"{HOOK_DIR}/codex/hooks.json": _of_default(_hooks_file("UserPromptSubmit", {"command": codex_hook_command()})),
 }
-BLOCKS: Dict[str, Callable[[Vocabulary], str]] = {
-    "flag-table": flag_table,
-    "e1-message": e1_block,
-    "e2-message": e2_block,
-    "value-modes": value_modes,
-    "suggestion-table": suggestion_table,
-    "json-keys": json_keys,
+BLOCKS: Dict[str, Callable[[Build], str]] = {
+    "flag-table": _of_default(flag_table),
+    "e1-message": _of_default(e1_block),
+    "e2-message": _of_default(e2_block),
+    "value-modes": _of_default(value_modes),
+    "suggestion-table": _of_default(suggestion_table),
+    "json-keys": _of_default(json_keys),
     "bash-vocabulary": bash_vocabulary,
-    "codex-hook-command": codex_hook_block,
+    "codex-hook-command": _of_default(codex_hook_block),
+    "release-table": release_table,
 }
 
 
-def render_blocks(text: str, vocab: Vocabulary, where: str) -> str:
+def render_blocks(text: str, build: Build, where: str) -> str:
     out: List[str] = []
     open_name = None
     for line in text.splitlines(keepends=True):
@@ -443,7 +633,7 @@ def render_blocks(text: str, vocab: Vocabulary, where: str) -> str:
                 open_name = match.group(2)
                 if open_name not in BLOCKS:
                     sys.exit(f"generate: {where}: unknown block {open_name!r}")
-                out.append(BLOCKS[open_name](vocab))
+                out.append(BLOCKS[open_name](build))
         elif match and match.group(1) == "END":
             if match.group(2) != open_name:
                 sys.exit(f"generate: {where}: END {match.group(2)} closes BEGIN {open_name}")
@@ -463,9 +653,14 @@ def text_files(root: Path):
                 yield path
 
 
-def outputs(root: Path, vocab: Vocabulary) -> Dict[Path, str]:
+def load_build(root: Path) -> Build:
+    vocabularies = load_vocabularies(root)
+    return Build(tuple(vocabularies), tuple(load_releases(root, [vocab.name for vocab in vocabularies])))
+
+
+def outputs(root: Path, build: Build) -> Dict[Path, str]:
     """Every generated file's wanted content."""
-    wanted = {root / rel: render(vocab) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
+    wanted = {root / rel: render(build) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
     if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md N7)
         wanted[root / skill_variants.MODULE] = skill_variants.skill_module(root)
     generator = Path(__file__).resolve()
@@ -477,7 +672,7 @@ def outputs(root: Path, vocab: Vocabulary) -> Dict[Path, str]:
         except (UnicodeDecodeError, OSError):
             continue
         if "GENERATED: " in text:
-            rendered = render_blocks(text, vocab, str(path.relative_to(root)))
+            rendered = render_blocks(text, build, str(path.relative_to(root)))
             if rendered != text:
                 wanted[path] = rendered
             else:
@@ -491,11 +686,8 @@ def main() -> int:
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
     args = parser.parse_args()
     root = args.root.resolve()
-    vocab = load_vocabulary(root / "spec" / "flags.toml")
-    for other in sorted((root / "spec").glob("*.toml")):  # the other shipped vocabularies must load too
-        load_vocabulary(other)
     stale = []
-    for path, content in outputs(root, vocab).items():
+    for path, content in outputs(root, load_build(root)).items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == content:
             continue

@@ -46,6 +46,10 @@ def parse_command_line(items: "Sequence[bytes]") -> ParseResult:
 
 
 def _load_backend() -> None:
+    from sage_flags import _vocab
+
+    if not _vocab.KNOWN:  # docs/SPEC.md B3: never another vocabulary's rules
+        raise ImportError(_vocab.UNKNOWN_VOCABULARY)
     wanted = os.environ.get("SAGE_FLAGS_BACKEND", "")
     if wanted not in ("", "auto", "native", "python"):
         raise ImportError("SAGE_FLAGS_BACKEND must be 'native', 'python' or 'auto', not %r" % wanted)

@@ -19,6 +19,7 @@ import os
 import re
 import sys
 
+from sage_flags import _vocab
 from sage_flags._io import OK, UsageError, _write
 
 TYPE_CHECKING = False
@@ -42,8 +43,8 @@ SAGE_STEPS = {
     "sage-1.3": "`python3 sage/runtime/tools/sage_flags.py parse`",
     "sage-1.3.18": "`python3 sage/runtime/tools/sage_flags.py parse`",
 }
-# The vocabularies a release can map to (branch vocab's names), in release order.
-VOCABULARIES = ("sage-1.1", "sage-1.3", "sage-1.3.18")
+# The vocabularies `--vocabulary` may name: every one this build carries (docs/SPEC.md B1).
+VOCABULARIES = _vocab.NAMES
 
 
 class Refusal(Exception):
@@ -51,25 +52,20 @@ class Refusal(Exception):
 
 
 def vocabulary_for_release(release: str) -> "Optional[str]":
-    """N2: the vocabulary of a Sage release, or None for a release no vocabulary describes.
-
-    The one place that maps releases (to be replaced by the vocabulary build's generated table): Sage 1.1.x and
-    1.2.x (and a 1.1 layout without sage/VERSION) have the seed's two modes; 1.3.0-1.3.17 add --subagents;
-    1.3.18 and later 1.3.x add --parallel[=N].
-    """
+    """N2: the vocabulary of a Sage release (B5's generated table), or None for a release outside it."""
     if release == NO_VERSION_LAYOUT:
         return "sage-1.1"
-    if not RELEASE.match(release):
-        return None
-    major, minor, patch = (int(part) for part in release.split("."))
-    if (major, minor) in ((1, 1), (1, 2)):
-        return "sage-1.1"
-    if (major, minor) == (1, 3):
-        return "sage-1.3" if patch < 18 else "sage-1.3.18"
-    return None
+    return _vocab.vocabulary_for_release(release) if RELEASE.match(release) else None
 
 
-KNOWN_RELEASES = "Sage 1.1.x and 1.2.x (sage-1.1), 1.3.0-1.3.17 (sage-1.3), 1.3.18 and later 1.3.x (sage-1.3.18)"
+def _span(first: "Tuple[int, ...]", last: "Optional[Tuple[int, ...]]") -> str:
+    start = ".".join(map(str, first))
+    if last is None:
+        return start + " and later"
+    return "%s-%s" % (start, ".".join(map(str, last)) + ".x" * (len(last) == 2))
+
+
+KNOWN_RELEASES = ", ".join("Sage %s (%s)" % (_span(first, last), name) for first, last, name in _vocab.RELEASES)
 
 
 def project_release(root: str) -> "Optional[str]":

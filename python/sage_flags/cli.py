@@ -40,6 +40,8 @@ usage: sage-flags parse ARGUMENTS... [--config-path PATH]
        sage-flags hook claude-code|codex [--config-path PATH] [--workflow NAME]...  < one hook event
        sage-flags adopt [--dry-run] [--vocabulary NAME]   (at a Sage project's root)
        sage-flags --help | help | --version
+       sage-flags --vocabulary NAME SUBCOMMAND ...   (before the subcommand only; or
+                  SAGE_FLAGS_VOCABULARY=NAME; none: sage-1.1; --version lists the names)
 
 parse  Parse one ARGUMENTS string (several operands are joined with one space)
        and print one JSON line: the modes, their sources, the goal or an error.
@@ -118,9 +120,52 @@ def _usage(_items: "Sequence[bytes]") -> int:
 
 def _version(_items: "Sequence[bytes]") -> int:
     import sage_flags
+    from sage_flags._vocab import NAMES
 
-    _write(("sage-flags %s\n" % sage_flags.__version__).encode("utf-8"))
+    # docs/SPEC.md B4: the vocabularies this layer carries (the launcher reads them here).
+    _write(("sage-flags %s (vocabularies: %s)\n" % (sage_flags.__version__, ", ".join(NAMES))).encode("utf-8"))
     return OK
+
+
+class UnknownVocabulary(Exception):
+    """B3: a vocabulary name this layer does not carry: status 2, the one line UNKNOWN_VOCABULARY."""
+
+
+def _choose_vocabulary(items: "List[bytes]") -> "Tuple[Optional[str], List[bytes]]":
+    """B2: ``--vocabulary NAME`` (or ``--vocabulary=NAME``) as the first item, and the items after it. Only the
+    first item is looked at: after a subcommand, the same text is an operand (goal text), never a selector."""
+    first = items[0] if items else b""
+    if first == b"--vocabulary":
+        if len(items) < 2:
+            raise UsageError("--vocabulary needs a name")
+        return os.fsdecode(items[1]), items[2:]
+    if first.startswith(b"--vocabulary="):
+        return os.fsdecode(first[len(b"--vocabulary=") :]), items[1:]
+    return None, items
+
+
+def _in_vocabulary(name: "Optional[str]", items: "List[bytes]") -> "Optional[int]":
+    """Runs ``items`` in vocabulary ``name`` when this process imported another one (None: nothing to switch).
+    The process's vocabulary is bound at import (sage_flags._vocab), so the package is imported afresh with
+    SAGE_FLAGS_VOCABULARY set; the compiled core, bound at its own import, cannot switch (ImportError)."""
+    from sage_flags import _vocab
+
+    if name is None:
+        if not _vocab.KNOWN:
+            raise UnknownVocabulary()
+        return None
+    if name not in _vocab.NAMES:
+        raise UnknownVocabulary()
+    os.environ["SAGE_FLAGS_VOCABULARY"] = name  # also what a process this one starts sees
+    if name == _vocab.NAME:
+        return None
+    if "sage_flags._native" in sys.modules:
+        raise ImportError("the compiled core of this process is bound to vocabulary %s" % _vocab.NAME)
+    for module in [m for m in sys.modules if m == "sage_flags" or m.startswith("sage_flags.")]:
+        del sys.modules[module]
+    from sage_flags.cli import main as fresh_main
+
+    return fresh_main(items)
 
 
 # Subcommands: name -> "module:function", imported only when used (start-up).
@@ -141,10 +186,15 @@ COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
 }
 
 
-def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None) -> int:
+def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option: bool = True) -> int:
+    """The command line; ``vocabulary_option`` False (the drop-in, SPEC B2): SAGE_FLAGS_VOCABULARY only."""
     args = sys.argv[1:] if argv is None else argv
     items = [os.fsencode(arg) for arg in args]
     try:
+        name, items = _choose_vocabulary(items) if vocabulary_option else (None, items)
+        switched = _in_vocabulary(name, items)
+        if switched is not None:
+            return switched
         if not items:
             raise UsageError("a subcommand is required")
         command = COMMANDS.get(items[0])
@@ -156,6 +206,11 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None) -> int:
         return command(items[1:])
     except UsageError as error:
         say("sage-flags: %s (try 'sage-flags --help')\n" % error)
+        return USAGE_ERROR
+    except UnknownVocabulary:
+        from sage_flags._vocab import UNKNOWN_VOCABULARY
+
+        sys.stderr.write(UNKNOWN_VOCABULARY + "\n")
         return USAGE_ERROR
     except ImportError as error:
         say("sage-flags: cannot run: %s\n" % error)

@@ -10,8 +10,8 @@ use std::io::{Read, Write};
 
 use sage_flags_core::announce::{is_workflow_name, render};
 use sage_flags_core::io::{read_bounded, write_out, OK, UNAVAILABLE};
-use sage_flags_core::vocab::{HOOK_LABEL, WORKFLOWS};
-use sage_flags_core::{load_defaults, parse_bytes, push_json_string, Defaults, ParseResult, MODES, VALUE_MODES};
+use sage_flags_core::vocab::HOOK_LABEL;
+use sage_flags_core::{load_defaults_in, parse_bytes, push_json_string, Defaults, ParseResult, Vocabulary};
 
 /// K8 (D19): our own failure; the harness goes on without this hook.
 pub const FAIL_OPEN: i32 = UNAVAILABLE;
@@ -138,13 +138,13 @@ fn context(workflow: &str, arguments: &[u8], result: &ParseResult) -> String {
         )
     };
     let mut members: Vec<String> =
-        MODES.iter().zip(result.modes).map(|((key, _), on)| format!("\"{key}\": {on}")).collect();
+        result.vocabulary.modes.iter().zip(result.modes).map(|((key, _), on)| format!("\"{key}\": {on}")).collect();
     members.push(digest("goal", &result.goal));
     members.push("\"error\": null".to_owned()); // a clean parse
-    for ((key, _), source) in MODES.iter().zip(result.sources) {
+    for ((key, _), source) in result.vocabulary.modes.iter().zip(result.sources) {
         members.push(format!("\"{key}_source\": {}", json_text(source.as_str())));
     }
-    for ((value, number), note) in VALUE_MODES.iter().zip(result.numbers).zip(&result.notes) {
+    for ((value, number), note) in result.vocabulary.value_modes.iter().zip(result.numbers).zip(&result.notes) {
         members.push(format!("\"{}\": {number}", value.field));
         members.push(match note {
             Some(note) => digest(value.note_field, note),
@@ -162,19 +162,20 @@ fn context(workflow: &str, arguments: &[u8], result: &ParseResult) -> String {
 
 /// K1: the harness, the config path and the workflows of the command line.
 struct Options<'a> {
+    vocab: &'static Vocabulary,
     codex: bool,
     config_path: Option<&'a [u8]>,
     workflows: Vec<&'a [u8]>,
 }
 
-fn options<A: AsRef<[u8]>>(items: &[A]) -> Result<Options<'_>, &'static str> {
+fn options<'a, A: AsRef<[u8]>>(vocab: &'static Vocabulary, items: &'a [A]) -> Result<Options<'a>, &'static str> {
     let mut iter = items.iter().map(AsRef::as_ref);
     let codex = match iter.next() {
         Some(b"claude-code") => false,
         Some(b"codex") => true,
         _ => return Err("the first item must be the harness: claude-code or codex"),
     };
-    let mut found = Options { codex, config_path: None, workflows: Vec::new() };
+    let mut found = Options { vocab, codex, config_path: None, workflows: Vec::new() };
     while let Some(item) = iter.next() {
         let (name, value) = match item.iter().position(|&b| b == b'=') {
             Some(at) => (&item[..at], Some(&item[at + 1..])),
@@ -197,7 +198,7 @@ fn options<A: AsRef<[u8]>>(items: &[A]) -> Result<Options<'_>, &'static str> {
         }
     }
     if found.workflows.is_empty() {
-        found.workflows = WORKFLOWS.iter().map(|name| name.as_bytes()).collect();
+        found.workflows = vocab.workflows.iter().map(|name| name.as_bytes()).collect();
     }
     Ok(found)
 }
@@ -241,10 +242,11 @@ fn answer(event: &Event<'_>, options: &Options<'_>) -> Parsed<Vec<u8>> {
     };
     let Some(workflow) = workflow else { return Ok(Vec::new()) };
     let workflow = String::from_utf8_lossy(workflow); // ASCII (A1)
-    let defaults = options.config_path.map_or(Defaults::NONE, load_defaults); // C11, C20
-                                                                              // K6: a NUL is E4, as on standard input (I3).
+    let defaults = // C11, C20
+        options.config_path.map_or(Defaults::none(options.vocab), |path| load_defaults_in(options.vocab, path));
+    // K6: a NUL is E4, as on standard input (I3).
     let result = if arguments.contains(&0) {
-        ParseResult::from_error(sage_flags_core::E4.to_owned())
+        ParseResult::from_error_in(options.vocab, sage_flags_core::E4.to_owned())
     } else {
         parse_bytes(arguments, &defaults)
     };
@@ -275,15 +277,17 @@ fn event_bytes(stdin: Option<&mut dyn Read>) -> Parsed<Vec<u8>> {
     Ok(data)
 }
 
-/// `hook ARGV...` (K1-K12): `args` are the items after `hook`; `stdin` is `None` for a terminal.
+/// `hook ARGV...` (K1-K12): `args` are the items after `hook`; `stdin` is `None` for a terminal; `vocab` the
+/// vocabulary the dispatcher chose (docs/SPEC.md B2).
 /// Returns the exit status: 0 answered (or nothing to answer), 3 failed open, 4 stdout failed.
 pub fn run_hook<A: AsRef<[u8]>>(
+    vocab: &'static Vocabulary,
     args: &[A],
     stdin: Option<&mut dyn Read>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> i32 {
-    let answered = options(args)
+    let answered = options(vocab, args)
         .map_err(String::from)
         .and_then(|options| event_bytes(stdin).and_then(|bytes| answer(&read_event(&bytes)?, &options)));
     match answered {
@@ -303,7 +307,8 @@ mod tests {
 
     fn hook(args: &[&str], event: &str) -> (i32, String, String) {
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let status = run_hook(args, Some(&mut event.as_bytes()), &mut stdout, &mut stderr);
+        let status =
+            run_hook(sage_flags_core::DEFAULT_VOCABULARY, args, Some(&mut event.as_bytes()), &mut stdout, &mut stderr);
         (status, String::from_utf8(stdout).unwrap(), String::from_utf8(stderr).unwrap())
     }
 

@@ -6,6 +6,8 @@ use std::io::{Read, Write};
 
 use sage_flags_core::cli::{run_announce, run_batch_streaming, run_parse, Output};
 use sage_flags_core::io::{write_out, OK, USAGE_ERROR, WRITE_FAILED, WRITE_FAILED_MESSAGE};
+use sage_flags_core::vocab::{UNKNOWN_VOCABULARY, VOCABULARIES};
+use sage_flags_core::Vocabulary;
 
 pub mod hook;
 
@@ -31,6 +33,8 @@ pub enum Exit {
 /// stderr and status 2. Like every layer, output that cannot be written (stdout closed, full,
 /// or a reader gone) ends the program with status 4 and [`WRITE_FAILED_MESSAGE`] (H9).
 /// `stdin_is_terminal`: `--stdin` and `hook` refuse to wait for a person to type (I5, K8).
+/// The vocabulary is chosen first (docs/SPEC.md B2): `--vocabulary NAME` as the first item, else
+/// SAGE_FLAGS_VOCABULARY, else the default; an unknown name is B3's one line and status 2.
 pub fn program<A: AsRef<[u8]>>(
     argv: &[A],
     stdin: &mut dyn Read,
@@ -38,15 +42,26 @@ pub fn program<A: AsRef<[u8]>>(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Exit {
+    let (vocab, argv) = match choose_vocabulary(argv) {
+        Ok(chosen) => chosen,
+        Err(VocabularyError::Unknown) => {
+            let _ = writeln!(stderr, "{UNKNOWN_VOCABULARY}"); // B3: one line, status 2, no fallback
+            return Exit::Status(USAGE_ERROR);
+        }
+        Err(VocabularyError::NoName) => return usage(stderr, "--vocabulary needs a name"),
+    };
     let Some((command, args)) = argv.split_first() else {
         return usage(stderr, "a subcommand is required");
     };
     let output = match command.as_ref() {
-        b"parse" => run_parse(args, (!stdin_is_terminal).then_some(stdin)),
-        b"announce" => run_announce(args, (!stdin_is_terminal).then_some(stdin)),
-        b"hook" => return Exit::Status(hook::run_hook(args, (!stdin_is_terminal).then_some(stdin), stdout, stderr)),
-        b"--version" | b"-V" => Output { stdout: format!("sage-flags {VERSION}\n").into_bytes(), ..Output::default() },
-        b"batch" => return batch(args, stdin, stdout, stderr),
+        b"parse" => run_parse(vocab, args, (!stdin_is_terminal).then_some(stdin)),
+        b"announce" => run_announce(vocab, args, (!stdin_is_terminal).then_some(stdin)),
+        b"hook" => {
+            let stdin = (!stdin_is_terminal).then_some(stdin);
+            return Exit::Status(hook::run_hook(vocab, args, stdin, stdout, stderr));
+        }
+        b"--version" | b"-V" => Output { stdout: version_line().into_bytes(), ..Output::default() },
+        b"batch" => return batch(vocab, args, stdin, stdout, stderr),
         name if PYTHON_ONLY.contains(&name) => return Exit::Python,
         name => return usage(stderr, &format!("unknown subcommand '{}'", String::from_utf8_lossy(name))),
     };
@@ -59,8 +74,43 @@ pub fn program<A: AsRef<[u8]>>(
     }
 }
 
-fn batch<A: AsRef<[u8]>>(args: &[A], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
-    match run_batch_streaming(args, stdin, stdout) {
+/// B4: `--version`'s line: the version and every vocabulary this build carries (the launcher reads it).
+pub fn version_line() -> String {
+    let names: Vec<&str> = VOCABULARIES.iter().map(|vocab| vocab.name).collect();
+    format!("sage-flags {VERSION} (vocabularies: {})\n", names.join(", "))
+}
+
+enum VocabularyError {
+    Unknown,
+    NoName,
+}
+
+/// B2: `--vocabulary NAME` (or `--vocabulary=NAME`) before the subcommand, else SAGE_FLAGS_VOCABULARY, else the
+/// default; the rest of argv. Only the first item is looked at: after the subcommand it is an operand.
+fn choose_vocabulary<A: AsRef<[u8]>>(argv: &[A]) -> Result<(&'static Vocabulary, &[A]), VocabularyError> {
+    let (name, rest) = match argv.first().map(AsRef::as_ref) {
+        Some(b"--vocabulary") => match argv.get(1) {
+            Some(name) => (Some(name.as_ref()), &argv[2..]),
+            None => return Err(VocabularyError::NoName),
+        },
+        Some(item) if item.starts_with(b"--vocabulary=") => (Some(&item[b"--vocabulary=".len()..]), &argv[1..]),
+        _ => (None, argv),
+    };
+    let vocab = match name {
+        Some(name) => Vocabulary::named(name),
+        None => Vocabulary::from_environment(),
+    };
+    vocab.map(|vocab| (vocab, rest)).ok_or(VocabularyError::Unknown)
+}
+
+fn batch<A: AsRef<[u8]>>(
+    vocab: &'static Vocabulary,
+    args: &[A],
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Exit {
+    match run_batch_streaming(vocab, args, stdin, stdout) {
         Ok(Ok(status)) => Exit::Status(status),
         Ok(Err(message)) => usage(stderr, message),
         Err(_) => {
@@ -79,6 +129,7 @@ fn usage(stderr: &mut dyn Write, message: &str) -> Exit {
 mod program_tests {
     use super::*;
     use sage_flags_core::io::PARSE_ERROR;
+    use sage_flags_core::DEFAULT_VOCABULARY;
     use std::io;
 
     /// (exit, stdout, stderr) of the program on `argv` and `stdin`.
@@ -93,7 +144,7 @@ mod program_tests {
         let (exit, stdout, stderr) = call(&["parse", "--autonomous", "go"], b"");
         assert_eq!(
             (exit, stdout, stderr.is_empty()),
-            (Exit::Status(OK), run_parse(&["--autonomous", "go"], None).stdout, true)
+            (Exit::Status(OK), run_parse(DEFAULT_VOCABULARY, &["--autonomous", "go"], None).stdout, true)
         );
         let (exit, stdout, _) = call(&["announce", "build", "--nope"], b"");
         assert_eq!(exit, Exit::Status(PARSE_ERROR));
@@ -101,7 +152,34 @@ mod program_tests {
         let (exit, stdout, _) = call(&["batch"], b"a\0--x\0");
         assert_eq!((exit, stdout.iter().filter(|&&b| b == b'\n').count()), (Exit::Status(PARSE_ERROR), 2));
         let (exit, stdout, _) = call(&["--version"], b"");
-        assert_eq!((exit, stdout), (Exit::Status(OK), format!("sage-flags {VERSION}\n").into_bytes()));
+        let want = format!("sage-flags {VERSION} (vocabularies: sage-1.1, sage-1.3, sage-1.3.18)\n");
+        assert_eq!((exit, stdout), (Exit::Status(OK), want.into_bytes()));
+    }
+
+    #[test]
+    fn the_vocabulary_is_chosen_before_the_subcommand_only() {
+        // B2: the option names it; after the subcommand the same items are ARGUMENTS (an E1 here, a goal there).
+        let (exit, stdout, _) = call(&["--vocabulary", "sage-1.3", "parse", "--subagents", "go"], b"");
+        assert_eq!(exit, Exit::Status(OK));
+        assert!(stdout.starts_with(b"{\"quality_locked\": false, \"autonomous\": false, \"subagents\": true"));
+        let (exit, stdout, _) = call(&["--vocabulary=sage-1.3.18", "parse", "--parallel=3"], b"");
+        assert_eq!(exit, Exit::Status(OK));
+        assert!(String::from_utf8(stdout).unwrap().contains("\"parallel_lanes\": 3"));
+        let (exit, stdout, _) = call(&["parse", "--vocabulary", "sage-1.3", "--subagents"], b"");
+        assert_eq!(exit, Exit::Status(PARSE_ERROR));
+        let holds = |text: &[u8], part: &[u8]| text.windows(part.len()).any(|w| w == part);
+        assert!(holds(&stdout, b"Unknown flag '--vocabulary'."));
+        let (exit, stdout, _) = call(&["parse", "go", "--vocabulary", "sage-1.3"], b"");
+        assert_eq!(exit, Exit::Status(OK));
+        assert!(holds(&stdout, b"\"goal\": \"go --vocabulary sage-1.3\""));
+        for argv in [&["--vocabulary", "sage-9", "parse", "x"][..], &["--vocabulary=", "parse", "x"], &["--vocabulary"]]
+        {
+            let (exit, stdout, stderr) = call(argv, b"");
+            assert_eq!((exit, stdout.is_empty()), (Exit::Status(USAGE_ERROR), true), "{argv:?}");
+            assert_eq!(stderr.iter().filter(|&&b| b == b'\n').count(), 1, "{argv:?}");
+        }
+        let (_, _, stderr) = call(&["--vocabulary", "sage-9", "parse", "x"], b"");
+        assert_eq!(stderr, format!("{UNKNOWN_VOCABULARY}\n").into_bytes());
     }
 
     #[test]

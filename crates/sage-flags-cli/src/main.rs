@@ -67,7 +67,10 @@ fn os_bytes(arg: &OsString) -> Vec<u8> {
 }
 
 fn hand_to_python(argv: &[OsString]) -> ExitCode {
-    let command = argv[0].to_string_lossy();
+    // The subcommand, after a `--vocabulary NAME` (docs/SPEC.md B2), which Python reads again from argv.
+    let skip =
+        if argv[0] == "--vocabulary" { 2 } else { usize::from(argv[0].to_string_lossy().starts_with("--vocabulary=")) };
+    let command = argv.get(skip).unwrap_or(&argv[0]).to_string_lossy();
     let under_launcher = std::env::var_os("SAGE_FLAGS_LAUNCHER_EXEC").is_some_and(|path| !path.is_empty());
     let unavailable = if under_launcher { LAUNCHER_NEXT_LAYER } else { UNAVAILABLE };
     let Some(python) = installation::find() else {

@@ -1,5 +1,7 @@
 //! Every vector in parity/vectors/*.json that the native program runs itself, in process through
-//! its one dispatcher, `program`. The format is parity/vectors.py's.
+//! its one dispatcher, `program`, and each shipped vocabulary's own vectors (parity/vectors-<name>/)
+//! through `program` with `--vocabulary NAME` before the subcommand (docs/SPEC.md B2).
+//! The format is parity/vectors.py's.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -7,12 +9,21 @@ use std::process::Command;
 
 use sage_flags_cli::{program, Exit};
 use sage_flags_core::io::{UNAVAILABLE, USAGE_ERROR};
+use sage_flags_core::{Vocabulary, DEFAULT_VOCABULARY, VOCABULARIES};
 use serde_json::Value;
 
 const CONFIG_PLACEHOLDER: &[u8] = b"{config}";
 
 fn vector_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../parity/vectors")
+}
+
+/// docs/SPEC.md B1: the vectors of vocabulary `name` (the default's are parity/vectors/).
+fn vector_dir_of(vocab: &Vocabulary) -> PathBuf {
+    if vocab.name == DEFAULT_VOCABULARY.name {
+        return vector_dir();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../parity/vectors-{}", vocab.name))
 }
 
 /// A byte field: a JSON string (its UTF-8 bytes) or `{"hex": "..."}`.
@@ -98,7 +109,7 @@ impl Drop for WorkDir {
 }
 
 /// Runs one vector; returns a description of the difference, if any.
-fn check(name: &str, data: &Value) -> Option<String> {
+fn check(vocab: &'static Vocabulary, name: &str, data: &Value) -> Option<String> {
     use std::os::unix::ffi::OsStrExt;
     let workdir = WorkDir::new(name);
     let config = data.get("config").filter(|c| !c.is_null()).map(|spec| make_config(spec, &workdir.0));
@@ -112,6 +123,9 @@ fn check(name: &str, data: &Value) -> Option<String> {
         });
     }
     let stdin = data.get("stdin").map(to_bytes).unwrap_or_default();
+    if vocab.name != DEFAULT_VOCABULARY.name {
+        argv.splice(0..0, [b"--vocabulary".to_vec(), vocab.name.as_bytes().to_vec()]);
+    }
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let Exit::Status(status) = program(&argv, &mut &stdin[..], false, &mut stdout, &mut stderr) else {
         return Some(format!("{name}: handed to Python"));
@@ -132,6 +146,45 @@ fn check(name: &str, data: &Value) -> Option<String> {
     (!stderr_ok).then(|| format!("{name}: stderr {:?}", String::from_utf8_lossy(&stderr)))
 }
 
+fn vector_paths(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .expect("the vector directory exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// Runs every parse, batch, announce and hook vector of `vocab`; the failures, and the count of each command.
+fn run_vectors(
+    vocab: &'static Vocabulary,
+    paths: &[PathBuf],
+) -> (Vec<String>, std::collections::BTreeMap<String, usize>) {
+    let mut failures = Vec::new();
+    let mut commands = std::collections::BTreeMap::new();
+    for path in paths {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let data: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
+        let command = data.get("command").and_then(Value::as_str).unwrap_or("parse").to_owned();
+        if matches!(command.as_str(), "parse" | "batch" | "announce" | "hook") {
+            failures.extend(check(vocab, &name, &data));
+        }
+        *commands.entry(command).or_insert(0) += 1;
+    }
+    (failures, commands)
+}
+
+#[test]
+fn every_vocabulary_runs_its_own_vectors() {
+    for vocab in VOCABULARIES.iter().filter(|vocab| vocab.name != DEFAULT_VOCABULARY.name) {
+        let paths = vector_paths(&vector_dir_of(vocab));
+        let (failures, commands) = run_vectors(vocab, &paths);
+        assert!(commands.get("parse").copied().unwrap_or(0) >= 10, "{}: {commands:?}", vocab.name);
+        assert!(failures.is_empty(), "{}: {} vectors fail:\n{}", vocab.name, failures.len(), failures.join("\n"));
+    }
+}
+
 #[test]
 fn every_vector_in_process() {
     let mut paths: Vec<PathBuf> = fs::read_dir(vector_dir())
@@ -149,7 +202,7 @@ fn every_vector_in_process() {
         let command = data.get("command").and_then(Value::as_str).unwrap_or("parse").to_owned();
         // persist and resume belong to the Python package (the program hands them over).
         if matches!(command.as_str(), "parse" | "batch" | "announce" | "hook") {
-            failures.extend(check(&name, &data));
+            failures.extend(check(DEFAULT_VOCABULARY, &name, &data));
         }
         *commands.entry(command).or_insert(0) += 1;
     }

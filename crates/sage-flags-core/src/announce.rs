@@ -1,7 +1,7 @@
 //! `announce WORKFLOW ARGV...`: the text a workflow shows its user (docs/SPEC.md A1-A5),
 //! the same bytes as `python/sage_flags/announce.py`.
 
-use crate::{ParseResult, Source, MODES, VALUE_MODES};
+use crate::{ParseResult, Source};
 
 /// A1: `^[a-z][a-z0-9-]*$` on bytes (ASCII only, no trailing newline).
 pub fn is_workflow_name(name: &[u8]) -> bool {
@@ -54,14 +54,14 @@ pub fn render(workflow: &str, result: &ParseResult) -> (String, bool) {
     text.push_str(" workflow.");
     let mut separator = " Modes: ";
     for (index, ((_, name), (on, source))) in
-        MODES.iter().zip(result.modes.iter().zip(result.sources.iter())).enumerate()
+        result.vocabulary.modes.iter().zip(result.modes.iter().zip(result.sources.iter())).enumerate()
     {
         if *on {
             text.push_str(separator);
             text.push_str("--");
             text.push_str(name);
             // A2: a mode that takes a value is written with its number.
-            if let Some(slot) = VALUE_MODES.iter().position(|value| value.mode == index) {
+            if let Some(slot) = result.vocabulary.value_modes.iter().position(|value| value.mode == index) {
                 text.push_str(&format!("={}", result.numbers[slot]));
             }
             if *source == Source::Config {

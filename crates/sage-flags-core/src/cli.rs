@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 
 use crate::announce::{is_workflow_name, render};
 use crate::io::{read_bounded, OK, PARSE_ERROR, USAGE_ERROR};
-use crate::{load_defaults, parse_bytes, Defaults};
+use crate::{load_defaults_in, parse_bytes, Defaults, Vocabulary};
 
 /// What a command printed and its exit status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -99,8 +99,9 @@ pub fn read_arguments<'a, A: AsRef<[u8]>>(
     Ok((read_stdin_arguments(stdin)?, config_path))
 }
 
-fn defaults_for(config_path: Option<&[u8]>) -> Defaults {
-    config_path.map_or(Defaults::NONE, load_defaults) // C11: an empty path gives none too
+fn defaults_for(vocab: &'static Vocabulary, config_path: Option<&[u8]>) -> Defaults {
+    config_path.map_or(Defaults::none(vocab), |path| load_defaults_in(vocab, path))
+    // C11: an empty path gives none too
 }
 
 fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
@@ -112,12 +113,12 @@ fn json_line(arguments: &[u8], defaults: &Defaults, out: &mut Vec<u8>) -> bool {
 
 /// `parse ARGV...`: `args` are the items after `parse`; `stdin` is read only for `--stdin`
 /// (`None`: standard input is a terminal, I5).
-pub fn run_parse<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Output {
+pub fn run_parse<A: AsRef<[u8]>>(vocab: &'static Vocabulary, args: &[A], stdin: Option<&mut dyn Read>) -> Output {
     let (arguments, config_path) = match read_arguments(args, stdin) {
         Ok(read) => read,
         Err(message) => return Output::usage(message),
     };
-    let defaults = defaults_for(config_path);
+    let defaults = defaults_for(vocab, config_path);
     let mut stdout = Vec::with_capacity(arguments.len() + 160);
     let ok = json_line(&arguments, &defaults, &mut stdout);
     Output { stdout, stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
@@ -127,6 +128,7 @@ pub fn run_parse<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Ou
 /// written and flushed before the next read (C22). Returns the exit status, or the
 /// usage message. A read error ends the input; a write error is returned.
 pub fn run_batch_streaming<A: AsRef<[u8]>>(
+    vocab: &'static Vocabulary,
     args: &[A],
     input: &mut dyn Read,
     output: &mut dyn Write,
@@ -138,7 +140,7 @@ pub fn run_batch_streaming<A: AsRef<[u8]>>(
     if !operands.is_empty() {
         return Ok(Err("batch takes no operands (records come on stdin)"));
     }
-    let defaults = defaults_for(config_path); // read once
+    let defaults = defaults_for(vocab, config_path); // read once
     let mut status = OK;
     let mut pending: Vec<u8> = Vec::new(); // the record not yet terminated
     let mut chunk = vec![0u8; 1 << 16];
@@ -184,9 +186,9 @@ pub fn run_batch_streaming<A: AsRef<[u8]>>(
 }
 
 /// `batch` with stdout collected in memory.
-pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
+pub fn run_batch<A: AsRef<[u8]>>(vocab: &'static Vocabulary, args: &[A], input: &mut dyn Read) -> Output {
     let mut stdout = Vec::new();
-    match run_batch_streaming(args, input, &mut stdout) {
+    match run_batch_streaming(vocab, args, input, &mut stdout) {
         Ok(Ok(status)) => Output { stdout, stderr: Vec::new(), status },
         Ok(Err(message)) => Output::usage(message),
         Err(error) => Output::usage(&error.to_string()),
@@ -195,7 +197,7 @@ pub fn run_batch<A: AsRef<[u8]>>(args: &[A], input: &mut dyn Read) -> Output {
 
 /// `announce WORKFLOW ARGV...`: `args` are the items after `announce` (A1-A5); `stdin` as for
 /// [`run_parse`].
-pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) -> Output {
+pub fn run_announce<A: AsRef<[u8]>>(vocab: &'static Vocabulary, args: &[A], stdin: Option<&mut dyn Read>) -> Output {
     let Some((workflow, rest)) = args.split_first() else {
         return Output::usage("announce needs a WORKFLOW name");
     };
@@ -207,7 +209,7 @@ pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) ->
         Ok(read) => read,
         Err(message) => return Output::usage(message),
     };
-    let result = parse_bytes(&arguments, &defaults_for(config_path));
+    let result = parse_bytes(&arguments, &defaults_for(vocab, config_path));
     let (text, ok) = render(&String::from_utf8_lossy(workflow), &result); // ASCII: checked above
     Output { stdout: text.into_bytes(), stderr: Vec::new(), status: if ok { OK } else { PARSE_ERROR } }
 }
@@ -215,9 +217,10 @@ pub fn run_announce<A: AsRef<[u8]>>(args: &[A], stdin: Option<&mut dyn Read>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DEFAULT_VOCABULARY;
 
     fn parse_argv(items: &[&str]) -> Output {
-        run_parse(&items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>(), None)
+        run_parse(DEFAULT_VOCABULARY, &items.iter().map(|s| s.as_bytes()).collect::<Vec<_>>(), None)
     }
 
     #[test]
@@ -233,7 +236,7 @@ mod tests {
 
     #[test]
     fn stdin_switch_bound_nul_and_terminal() {
-        let run_stdin = |args: &[&str], input: &[u8]| run_parse(args, Some(&mut &input[..]));
+        let run_stdin = |args: &[&str], input: &[u8]| run_parse(DEFAULT_VOCABULARY, args, Some(&mut &input[..]));
         let ok = run_stdin(&["--config-path", "--stdin", "--stdin"], b" --autonomous go \n");
         assert_eq!(ok.status, OK);
         assert!(String::from_utf8(ok.stdout).unwrap().contains("\"goal\": \"go\""));
@@ -248,7 +251,8 @@ mod tests {
         let nul = run_stdin(&["--stdin"], &nul_then_over); // I3: E4, before the size
         assert_eq!(nul.status, PARSE_ERROR);
         assert!(String::from_utf8(nul.stdout).unwrap().contains("not valid UTF-8"));
-        assert_eq!(run_parse(&["--stdin"], None).status, USAGE_ERROR); // I5: a terminal
+        assert_eq!(run_parse(DEFAULT_VOCABULARY, &["--stdin"], None).status, USAGE_ERROR);
+        // I5: a terminal
     }
 
     #[test]
@@ -269,15 +273,15 @@ mod tests {
     #[test]
     fn batch_records_and_status() {
         let mut input: &[u8] = b"go\0--bad\0\0--autonomous tail";
-        let output = run_batch(&[] as &[&str], &mut input);
+        let output = run_batch(DEFAULT_VOCABULARY, &[] as &[&str], &mut input);
         assert_eq!(output.status, PARSE_ERROR);
         let text = String::from_utf8(output.stdout).unwrap();
         assert_eq!(text.lines().count(), 4);
         assert!(text.lines().nth(3).unwrap().contains("\"goal\": \"tail\""));
         let mut nothing: &[u8] = b"";
-        assert_eq!(run_batch(&[] as &[&str], &mut nothing), Output::default());
+        assert_eq!(run_batch(DEFAULT_VOCABULARY, &[] as &[&str], &mut nothing), Output::default());
         let mut input: &[u8] = b"x\0";
-        assert_eq!(run_batch(&["x"], &mut input).status, USAGE_ERROR);
+        assert_eq!(run_batch(DEFAULT_VOCABULARY, &["x"], &mut input).status, USAGE_ERROR);
     }
 
     /// A reader that hands out one byte at a time: records cross chunk boundaries.
@@ -299,8 +303,8 @@ mod tests {
     #[test]
     fn batch_records_split_across_reads() {
         let stdin = b"--quality-locked a b\0c\0";
-        let whole = run_batch(&[] as &[&str], &mut &stdin[..]);
-        let trickled = run_batch(&[] as &[&str], &mut Trickle(stdin));
+        let whole = run_batch(DEFAULT_VOCABULARY, &[] as &[&str], &mut &stdin[..]);
+        let trickled = run_batch(DEFAULT_VOCABULARY, &[] as &[&str], &mut Trickle(stdin));
         assert_eq!(whole, trickled);
         assert_eq!(whole.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
     }

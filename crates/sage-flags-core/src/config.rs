@@ -4,7 +4,7 @@ use std::fs::File;
 use std::path::Path;
 
 use crate::io::read_bounded;
-use crate::{Defaults, MODES};
+use crate::{Defaults, Vocabulary, DEFAULT_VOCABULARY};
 
 /// O_NONBLOCK for this target, so that opening a FIFO returns at once (C12).
 /// The value is per platform (the core has no libc dependency to ask); None where it is not known.
@@ -85,9 +85,14 @@ fn read_regular_file(path: &[u8]) -> Option<Vec<u8>> {
     Some(data)
 }
 
-/// C13-C14 on the file's bytes.
+/// C13-C14 on the file's bytes (the default vocabulary's keys).
 pub fn parse_defaults(data: &[u8]) -> Defaults {
-    let mut defaults = Defaults::NONE;
+    parse_defaults_in(DEFAULT_VOCABULARY, data)
+}
+
+/// [`parse_defaults`] with `vocab`'s keys.
+pub fn parse_defaults_in(vocab: &'static Vocabulary, data: &[u8]) -> Defaults {
+    let mut defaults = Defaults::none(vocab);
     if data.contains(&0) {
         return defaults; // C12
     }
@@ -98,7 +103,7 @@ pub fn parse_defaults(data: &[u8]) -> Defaults {
         let Some(key) = line.strip_suffix(b": true") else {
             continue;
         };
-        if let Some(index) = MODES.iter().position(|(k, _)| k.as_bytes() == key) {
+        if let Some(index) = vocab.modes.iter().position(|(k, _)| k.as_bytes() == key) {
             defaults.set(index);
         }
     }
@@ -108,7 +113,12 @@ pub fn parse_defaults(data: &[u8]) -> Defaults {
 /// Modes that the config at `path` turns on by default (C11-C14). Never blocks,
 /// never fails: anything but a readable regular file without NUL gives no defaults.
 pub fn load_defaults(path: &[u8]) -> Defaults {
-    read_regular_file(path).map_or(Defaults::NONE, |data| parse_defaults(&data))
+    load_defaults_in(DEFAULT_VOCABULARY, path)
+}
+
+/// [`load_defaults`] with `vocab`'s keys: a parse against the result uses `vocab` (B1).
+pub fn load_defaults_in(vocab: &'static Vocabulary, path: &[u8]) -> Defaults {
+    read_regular_file(path).map_or(Defaults::none(vocab), |data| parse_defaults_in(vocab, &data))
 }
 
 #[cfg(test)]

@@ -18,14 +18,37 @@ pub mod suggest;
 mod value_mode;
 pub mod vocab;
 
-pub use config::{load_defaults, parse_defaults, CONFIG_LIMIT};
-pub use value_mode::ValueMode;
-pub use vocab::{MODES, SUPPORTED_FLAGS, VALUE_MODES};
+pub use config::{load_defaults, load_defaults_in, parse_defaults, parse_defaults_in, CONFIG_LIMIT};
+pub use value_mode::{ValueMode, Vocabulary};
+pub use vocab::{MAX_MODES, MAX_VALUES, VOCABULARIES};
 
-/// How many modes the vocabulary has.
-pub const MODE_COUNT: usize = MODES.len();
-/// How many of them take a value (docs/SPEC.md V1).
-pub const VALUE_COUNT: usize = VALUE_MODES.len();
+/// A result's arrays hold room for the largest vocabulary; only the first `vocabulary.modes.len()` count.
+pub const MODE_COUNT: usize = MAX_MODES;
+/// The same for the modes that take a value (docs/SPEC.md V1).
+pub const VALUE_COUNT: usize = MAX_VALUES;
+
+/// B1: the vocabulary of every call that names none (spec/flags.toml's).
+pub static DEFAULT_VOCABULARY: &Vocabulary = &VOCABULARIES[0];
+
+impl Vocabulary {
+    /// B2: the vocabulary this build carries under `name`, if any.
+    pub fn named(name: &[u8]) -> Option<&'static Vocabulary> {
+        VOCABULARIES.iter().find(|vocab| vocab.name.as_bytes() == name)
+    }
+
+    /// B2: the vocabulary SAGE_FLAGS_VOCABULARY names (unset or empty: the default); None for an unknown name.
+    pub fn from_environment() -> Option<&'static Vocabulary> {
+        match std::env::var_os("SAGE_FLAGS_VOCABULARY") {
+            Some(name) if !name.is_empty() => Vocabulary::named(name.as_encoded_bytes()),
+            _ => Some(DEFAULT_VOCABULARY),
+        }
+    }
+
+    /// The index in `modes` of the mode with this JSON key.
+    pub fn mode_index(&self, key: &str) -> Option<usize> {
+        self.modes.iter().position(|(k, _)| *k == key)
+    }
+}
 
 /// E4, the message for text that is not valid UTF-8 (C10).
 pub const E4: &str = "Arguments are not valid UTF-8.";
@@ -58,15 +81,32 @@ impl Source {
     }
 }
 
-/// Which modes a config turns on by default, indexed like [`MODES`] (C14).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Which modes a config turns on by default, indexed like its vocabulary's modes (C14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Defaults {
+    vocabulary: &'static Vocabulary,
     on: [bool; MODE_COUNT],
 }
 
+impl Default for Defaults {
+    fn default() -> Defaults {
+        Defaults::NONE
+    }
+}
+
 impl Defaults {
-    /// No mode is default-on (C11, C12).
-    pub const NONE: Defaults = Defaults { on: [false; MODE_COUNT] };
+    /// No mode of the default vocabulary is default-on (C11, C12).
+    pub const NONE: Defaults = Defaults { vocabulary: &VOCABULARIES[0], on: [false; MODE_COUNT] };
+
+    /// No mode of `vocabulary` is default-on; a parse against these uses `vocabulary` (B1).
+    pub const fn none(vocabulary: &'static Vocabulary) -> Defaults {
+        Defaults { vocabulary, on: [false; MODE_COUNT] }
+    }
+
+    /// The vocabulary these defaults, and a parse against them, belong to.
+    pub fn vocabulary(&self) -> &'static Vocabulary {
+        self.vocabulary
+    }
 
     /// Whether mode `index` (in [`MODES`] order) is default-on.
     pub fn is_on(&self, index: usize) -> bool {
@@ -75,7 +115,7 @@ impl Defaults {
 
     /// Whether the mode with this JSON key is default-on.
     pub fn is_on_key(&self, key: &str) -> bool {
-        mode_index(key).is_some_and(|index| self.on[index])
+        self.vocabulary.mode_index(key).is_some_and(|index| self.on[index])
     }
 
     /// Turns mode `index` on.
@@ -85,20 +125,17 @@ impl Defaults {
         }
     }
 
-    /// The keys of the default-on modes, in [`MODES`] order.
+    /// The keys of the default-on modes, in vocabulary order.
     pub fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
-        MODES.iter().zip(self.on.iter()).filter(|(_, on)| **on).map(|((key, _), _)| *key)
+        self.vocabulary.modes.iter().zip(self.on.iter()).filter(|(_, on)| **on).map(|((key, _), _)| *key)
     }
-}
-
-/// The index in [`MODES`] of the mode with this JSON key.
-pub fn mode_index(key: &str) -> Option<usize> {
-    MODES.iter().position(|(k, _)| *k == key)
 }
 
 /// The outcome of one parse: the modes, their sources, the goal or an error (C16).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ParseResult {
+    /// The vocabulary it was parsed with: its modes are the first entries of the arrays below.
+    pub vocabulary: &'static Vocabulary,
     /// Each mode's value, in [`MODES`] order.
     pub modes: [bool; MODE_COUNT],
     /// Each mode's source, in [`MODES`] order.
@@ -114,9 +151,15 @@ pub struct ParseResult {
 }
 
 impl ParseResult {
-    /// A clean result with every mode off, no goal, every number 0 and no note.
+    /// A clean result of the default vocabulary with every mode off, no goal, every number 0 and no note.
     pub fn empty() -> ParseResult {
+        ParseResult::empty_in(DEFAULT_VOCABULARY)
+    }
+
+    /// [`ParseResult::empty`] in `vocabulary`.
+    pub fn empty_in(vocabulary: &'static Vocabulary) -> ParseResult {
         ParseResult {
+            vocabulary,
             modes: [false; MODE_COUNT],
             sources: [Source::Unset; MODE_COUNT],
             goal: String::new(),
@@ -128,7 +171,12 @@ impl ParseResult {
 
     /// C18, V6: every mode false, goal empty, sources null, numbers 0, notes null, and the message.
     pub fn from_error(message: String) -> ParseResult {
-        ParseResult { error: Some(message), ..ParseResult::empty() }
+        ParseResult::from_error_in(DEFAULT_VOCABULARY, message)
+    }
+
+    /// [`ParseResult::from_error`] in `vocabulary`.
+    pub fn from_error_in(vocabulary: &'static Vocabulary, message: String) -> ParseResult {
+        ParseResult { error: Some(message), ..ParseResult::empty_in(vocabulary) }
     }
 
     /// Whether the parse was clean (no error).
@@ -138,12 +186,12 @@ impl ParseResult {
 
     /// The value of the mode with this JSON key, if the key is a mode.
     pub fn mode(&self, key: &str) -> Option<bool> {
-        mode_index(key).map(|index| self.modes[index])
+        self.vocabulary.mode_index(key).map(|index| self.modes[index])
     }
 
     /// The source of the mode with this JSON key, if the key is a mode.
     pub fn source(&self, key: &str) -> Option<Source> {
-        mode_index(key).map(|index| self.sources[index])
+        self.vocabulary.mode_index(key).map(|index| self.sources[index])
     }
 
     /// The exact C16/C17 line, without the trailing LF.
@@ -162,7 +210,7 @@ impl ParseResult {
     /// Appends the C16/C17 line (without LF) to `out`.
     pub fn write_json(&self, out: &mut String) {
         out.push('{');
-        for ((key, _), value) in MODES.iter().zip(self.modes.iter()) {
+        for ((key, _), value) in self.vocabulary.modes.iter().zip(self.modes.iter()) {
             push_json_string(out, key);
             out.push_str(if *value { ": true, " } else { ": false, " });
         }
@@ -173,7 +221,7 @@ impl ParseResult {
             Some(message) => push_json_string(out, message),
             None => out.push_str("null"),
         }
-        for ((key, _), source) in MODES.iter().zip(self.sources.iter()) {
+        for ((key, _), source) in self.vocabulary.modes.iter().zip(self.sources.iter()) {
             out.push_str(", \"");
             out.push_str(key);
             out.push_str("_source\": ");
@@ -182,7 +230,8 @@ impl ParseResult {
                 None => out.push_str("null"),
             }
         }
-        for ((spec, number), note) in VALUE_MODES.iter().zip(self.numbers.iter()).zip(self.notes.iter()) {
+        for ((spec, number), note) in self.vocabulary.value_modes.iter().zip(self.numbers.iter()).zip(self.notes.iter())
+        {
             // V7
             out.push_str(", \"");
             out.push_str(spec.field);
@@ -201,12 +250,13 @@ impl ParseResult {
 
     /// The number of the mode that takes a value whose field is `field` (V7).
     pub fn number(&self, field: &str) -> Option<u32> {
-        VALUE_MODES.iter().position(|spec| spec.field == field).map(|index| self.numbers[index])
+        self.vocabulary.value_modes.iter().position(|spec| spec.field == field).map(|index| self.numbers[index])
     }
 
     /// The note of the mode that takes a value whose note field is `note_field` (V7).
     pub fn note(&self, note_field: &str) -> Option<Option<&str>> {
-        VALUE_MODES.iter().position(|spec| spec.note_field == note_field).map(|index| self.notes[index].as_deref())
+        let specs = self.vocabulary.value_modes.iter();
+        specs.clone().position(|spec| spec.note_field == note_field).map(|index| self.notes[index].as_deref())
     }
 }
 
@@ -262,33 +312,33 @@ pub fn push_json_string(out: &mut String, value: &str) {
 }
 
 /// The mode index and value a token sets: `--name` is on, `--no-name` is off (C7).
-fn lookup_flag(token: &str) -> Option<(usize, bool)> {
+fn lookup_flag(vocab: &Vocabulary, token: &str) -> Option<(usize, bool)> {
     let name = token.strip_prefix("--")?;
     let (name, value) = match name.strip_prefix("no-") {
         Some(rest) => (rest, false),
         None => (name, true),
     };
     // A mode's dashed name never starts with "no-" (tools/generate.py checks), so this is unambiguous.
-    MODES.iter().position(|(_, n)| *n == name).map(|index| (index, value))
+    vocab.modes.iter().position(|(_, n)| *n == name).map(|index| (index, value))
 }
 
-fn unknown_flag(token: &str) -> String {
-    let message = format!("Unknown flag '{token}'. Supported flags: {SUPPORTED_FLAGS}.");
-    match suggest::suggestion(token) {
+fn unknown_flag(vocab: &Vocabulary, token: &str) -> String {
+    let message = format!("Unknown flag '{token}'. Supported flags: {}.", vocab.supported_flags);
+    match suggest::suggestion_in(vocab, token) {
         Some(flag) => format!("{message} Did you mean '{flag}'?"), // S6
         None => message,
     }
 }
 
-fn flag_with_value(flag: &str, token: &str) -> String {
-    format!("Flag '{flag}' takes no value (got '{token}').{}", vocab::E2_VALUE_HINT)
+fn flag_with_value(vocab: &Vocabulary, flag: &str, token: &str) -> String {
+    format!("Flag '{flag}' takes no value (got '{token}').{}", vocab.e2_value_hint)
 }
 
 /// V2: the index in [`VALUE_MODES`] and VALUE of a `--<name>=VALUE` token of a mode that takes a value.
-fn value_flag(token: &str) -> Option<(usize, &str)> {
+fn value_flag<'a>(vocab: &Vocabulary, token: &'a str) -> Option<(usize, &'a str)> {
     let (flag, value) = token.split_once('=')?;
     let name = flag.strip_prefix("--")?;
-    VALUE_MODES.iter().position(|spec| MODES[spec.mode].1 == name).map(|index| (index, value))
+    vocab.value_modes.iter().position(|spec| vocab.modes[spec.mode].1 == name).map(|index| (index, value))
 }
 
 /// Whether the number `a` is less than `b`, both digit strings without leading zeros (V2: never an integer).
@@ -297,17 +347,17 @@ fn below(a: &str, b: &str) -> bool {
 }
 
 /// V2: VALUE's digits without leading zeros, or E5 when it is not ASCII digits worth at least the minimum.
-fn number_of<'a>(spec: &ValueMode, value: &'a str) -> Result<&'a str, String> {
+fn number_of<'a>(vocab: &Vocabulary, spec: &ValueMode, value: &'a str) -> Result<&'a str, String> {
     let digits = value.trim_start_matches('0');
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) || below(digits, &spec.minimum.to_string()) {
-        let name = MODES[spec.mode].1;
+        let name = vocab.modes[spec.mode].1;
         return Err(format!("--{name} takes a {} of {} or more (got '{value}').", spec.name, spec.minimum));
     }
     Ok(digits)
 }
 
-fn conflict(index: usize) -> String {
-    let (key, name) = MODES[index];
+fn conflict(vocab: &Vocabulary, index: usize) -> String {
+    let (key, name) = vocab.modes[index];
     format!("Conflicting flags for {key}: both --{name} and --no-{name} passed.")
 }
 
@@ -319,7 +369,9 @@ pub fn trim_whitespace(text: &str) -> &str {
 
 /// Parses ARGUMENTS (C5-C9) and resolves each mode against `defaults` (C15).
 pub fn parse(arguments: &str, defaults: &Defaults) -> ParseResult {
-    match parse_with(arguments, |index| Ok::<bool, std::convert::Infallible>(defaults.is_on(index))) {
+    match parse_with(defaults.vocabulary, arguments, |index| {
+        Ok::<bool, std::convert::Infallible>(defaults.is_on(index))
+    }) {
         Ok(result) => result,
         Err(never) => match never {},
     }
@@ -328,7 +380,11 @@ pub fn parse(arguments: &str, defaults: &Defaults) -> ParseResult {
 /// [`parse`] with the defaults asked lazily: `default_on(index)` is called only
 /// for a mode that no flag set, after a clean parse, in [`MODES`] order (the
 /// reference asks its Mapping the same way; a front end may pass its errors on).
-pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Result<bool, E>) -> Result<ParseResult, E> {
+pub fn parse_with<E>(
+    vocab: &'static Vocabulary,
+    arguments: &str,
+    mut default_on: impl FnMut(usize) -> Result<bool, E>,
+) -> Result<ParseResult, E> {
     let text = trim_whitespace(arguments);
     let bytes = text.as_bytes();
     let mut flags: [Option<bool>; MODE_COUNT] = [None; MODE_COUNT];
@@ -345,35 +401,36 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
         if token == "--" {
             break; // end of options: the rest is the goal
         }
-        let (index, value) = match lookup_flag(token) {
+        let (index, value) = match lookup_flag(vocab, token) {
             Some(flag) => flag,
-            None => match value_flag(token) {
-                Some((which, value)) => match number_of(&VALUE_MODES[which], value) {
+            None => match value_flag(vocab, token) {
+                Some((which, value)) => match number_of(vocab, &vocab.value_modes[which], value) {
                     Ok(digits) => {
                         given[which].get_or_insert(digits);
-                        (VALUE_MODES[which].mode, true)
+                        (vocab.value_modes[which].mode, true)
                     }
-                    Err(message) => return Ok(ParseResult::from_error(message)), // E5
+                    Err(message) => return Ok(ParseResult::from_error_in(vocab, message)), // E5
                 },
                 None => {
                     let message = match token.find('=') {
-                        Some(equals) if lookup_flag(&token[..equals]).is_some() => {
-                            flag_with_value(&token[..equals], token) // E2
+                        Some(equals) if lookup_flag(vocab, &token[..equals]).is_some() => {
+                            flag_with_value(vocab, &token[..equals], token) // E2
                         }
-                        _ => unknown_flag(token), // E1
+                        _ => unknown_flag(vocab, token), // E1
                     };
-                    return Ok(ParseResult::from_error(message));
+                    return Ok(ParseResult::from_error_in(vocab, message));
                 }
             },
         };
         if flags[index].is_some_and(|seen| seen != value) {
-            return Ok(ParseResult::from_error(conflict(index))); // E3
+            return Ok(ParseResult::from_error_in(vocab, conflict(vocab, index)));
+            // E3
         }
         flags[index] = Some(value);
     }
 
-    let mut result = ParseResult { goal: text[pos..].to_owned(), ..ParseResult::empty() };
-    for (index, flag) in flags.iter().enumerate() {
+    let mut result = ParseResult { goal: text[pos..].to_owned(), ..ParseResult::empty_in(vocab) };
+    for (index, flag) in flags.iter().enumerate().take(vocab.modes.len()) {
         // C15
         if let Some(value) = flag {
             result.modes[index] = *value;
@@ -383,7 +440,7 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
             result.sources[index] = Source::Config;
         }
     }
-    for (which, spec) in VALUE_MODES.iter().enumerate() {
+    for (which, spec) in vocab.value_modes.iter().enumerate() {
         // V4, V5
         if !result.modes[spec.mode] {
             continue;
@@ -392,7 +449,7 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
         result.numbers[which] = match given[which] {
             None => spec.default,
             Some(digits) if below(&cap, digits) => {
-                let name = MODES[spec.mode].1;
+                let name = vocab.modes[spec.mode].1;
                 result.notes[which] = Some(format!("--{name}={digits} exceeds the hard cap; clamped to {cap}."));
                 spec.cap
             }
@@ -406,7 +463,7 @@ pub fn parse_with<E>(arguments: &str, mut default_on: impl FnMut(usize) -> Resul
 pub fn parse_bytes(arguments: &[u8], defaults: &Defaults) -> ParseResult {
     match std::str::from_utf8(arguments) {
         Ok(text) => parse(text, defaults),
-        Err(_) => ParseResult::from_error(E4.to_owned()),
+        Err(_) => ParseResult::from_error_in(defaults.vocabulary, E4.to_owned()),
     }
 }
 
@@ -434,16 +491,16 @@ mod tests {
     #[test]
     fn unicode_spaces_are_not_whitespace() {
         let result = parse("--autonomous\u{a0}x", &Defaults::NONE);
-        assert_eq!(result.error.as_deref(), Some(unknown_flag("--autonomous\u{a0}x").as_str()));
+        assert_eq!(result.error.as_deref(), Some(unknown_flag(DEFAULT_VOCABULARY, "--autonomous\u{a0}x").as_str()));
         assert_eq!(parse("\u{3000}go\u{2028}", &Defaults::NONE).goal, "\u{3000}go\u{2028}");
     }
 
     #[test]
     fn first_error_wins() {
         let e1 = parse("--foo --autonomous=1", &Defaults::NONE);
-        assert_eq!(e1.error.unwrap(), unknown_flag("--foo"));
+        assert_eq!(e1.error.unwrap(), unknown_flag(DEFAULT_VOCABULARY, "--foo"));
         let e2 = parse("--autonomous=1 --foo", &Defaults::NONE);
-        assert_eq!(e2.error.unwrap(), flag_with_value("--autonomous", "--autonomous=1"));
+        assert_eq!(e2.error.unwrap(), flag_with_value(DEFAULT_VOCABULARY, "--autonomous", "--autonomous=1"));
         let e3 = parse("--autonomous --no-autonomous --foo", &Defaults::NONE);
         assert_eq!(
             e3.error.unwrap(),
@@ -455,7 +512,7 @@ mod tests {
     fn e2_uses_the_text_before_the_first_equals() {
         let result = parse("--no-quality-locked=a=b", &Defaults::NONE);
         assert_eq!(result.error.unwrap(), "Flag '--no-quality-locked' takes no value (got '--no-quality-locked=a=b').");
-        assert_eq!(parse("--=x", &Defaults::NONE).error.unwrap(), unknown_flag("--=x"));
+        assert_eq!(parse("--=x", &Defaults::NONE).error.unwrap(), unknown_flag(DEFAULT_VOCABULARY, "--=x"));
     }
 
     #[test]
@@ -463,8 +520,8 @@ mod tests {
         let mut defaults = Defaults::NONE;
         defaults.set(0);
         let result = parse("--no-autonomous go", &defaults);
-        assert_eq!(result.modes, [true, false]);
-        assert_eq!(result.sources, [Source::Config, Source::Flag]);
+        assert_eq!(result.modes[..2], [true, false]);
+        assert_eq!(result.sources[..2], [Source::Config, Source::Flag]);
         let negative = parse("--no-quality-locked go", &defaults);
         assert_eq!((negative.modes[0], negative.sources[0]), (false, Source::Flag));
         let error = parse("--bad", &defaults);
@@ -474,14 +531,14 @@ mod tests {
     #[test]
     fn defaults_are_asked_only_for_unflagged_modes() {
         let mut asked = Vec::new();
-        let result = parse_with("--quality-locked go", |index| {
+        let result = parse_with(DEFAULT_VOCABULARY, "--quality-locked go", |index| {
             asked.push(index);
             Ok::<bool, ()>(true)
         });
         assert_eq!(asked, [1]);
-        assert_eq!(result.unwrap().sources, [Source::Flag, Source::Config]);
+        assert_eq!(result.unwrap().sources[..2], [Source::Flag, Source::Config]);
         let mut asked_on_error = 0;
-        let _ = parse_with("--nope", |_| {
+        let _ = parse_with(DEFAULT_VOCABULARY, "--nope", |_| {
             asked_on_error += 1;
             Ok::<bool, ()>(true)
         });
@@ -492,7 +549,7 @@ mod tests {
     fn end_of_options_keeps_the_rest() {
         let result = parse("--autonomous -- --quality-locked  x ", &Defaults::NONE);
         assert_eq!(result.goal, "--quality-locked  x");
-        assert_eq!(result.modes, [false, true]);
+        assert_eq!(result.modes[..2], [false, true]);
         assert_eq!(parse("--", &Defaults::NONE).goal, "");
         assert_eq!(
             parse("---", &Defaults::NONE).error.unwrap(),
@@ -563,6 +620,24 @@ mod tests {
         let result = parse("--autonomous a\0b", &Defaults::NONE);
         assert_eq!(result.goal, "a\0b");
         assert!(result.to_json().contains("a\\u0000b"));
+    }
+
+    #[test]
+    fn every_vocabulary_parses_with_its_own_modes() {
+        let sage_1_3 = Vocabulary::named(b"sage-1.3").unwrap();
+        let result = parse("--subagents go", &Defaults::none(sage_1_3));
+        assert_eq!(
+            result.to_json(),
+            "{\"quality_locked\": false, \"autonomous\": false, \"subagents\": true, \"goal\": \"go\", \"error\": null, \
+             \"quality_locked_source\": null, \"autonomous_source\": null, \"subagents_source\": \"flag\"}"
+        );
+        let error = parse("--parallel go", &Defaults::none(sage_1_3)).error.unwrap();
+        assert_eq!(error, "Unknown flag '--parallel'. Supported flags: --quality-locked, --autonomous, --subagents.");
+        let newest = Defaults::none(Vocabulary::named(b"sage-1.3.18").unwrap());
+        assert_eq!(parse("--parallel=9 go", &newest).number("parallel_lanes"), Some(4));
+        assert!(parse("--subagents go", &Defaults::NONE).error.unwrap().starts_with("Unknown flag '--subagents'."));
+        assert_eq!(Vocabulary::named(b"sage-9"), None);
+        assert_eq!(DEFAULT_VOCABULARY.name, "sage-1.1");
     }
 
     #[test]

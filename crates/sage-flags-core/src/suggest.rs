@@ -1,6 +1,6 @@
 //! E1's suggestion (docs/SPEC.md S1-S7): the flag form near an unknown token, if exactly one is closest.
 
-use crate::vocab::{MODES, SUGGEST_LIMIT};
+use crate::{Vocabulary, DEFAULT_VOCABULARY};
 
 /// S3: the optimal string alignment distance of `a` and `b`, or `most + 1` when it exceeds `most`.
 pub fn osa_distance(a: &[char], b: &[char], most: usize) -> usize {
@@ -55,18 +55,23 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// S1: every flag form without its leading `--`, in vocabulary order.
-fn forms() -> impl Iterator<Item = String> {
-    MODES.iter().flat_map(|(_, name)| [(*name).to_owned(), format!("no-{name}")])
+fn forms(vocab: &Vocabulary) -> impl Iterator<Item = String> + '_ {
+    vocab.modes.iter().flat_map(|(_, name)| [(*name).to_owned(), format!("no-{name}")])
 }
 
-/// S2, S6: the suggested flag (`--` and the form) for an unknown `token`, if any.
+/// S2, S6: the suggested flag (`--` and the form) for an unknown `token`, if any (the default vocabulary).
 pub fn suggestion(token: &str) -> Option<String> {
+    suggestion_in(DEFAULT_VOCABULARY, token)
+}
+
+/// [`suggestion`] among `vocab`'s flag forms.
+pub fn suggestion_in(vocab: &Vocabulary, token: &str) -> Option<String> {
     let part = token.split('=').next().unwrap_or_default();
     let part = part.strip_prefix("--").unwrap_or(part);
-    if part.chars().nth(SUGGEST_LIMIT).is_some() {
+    if part.chars().nth(vocab.suggest_limit).is_some() {
         return None; // S7: longer than every form allows
     }
-    let forms: Vec<String> = forms().collect();
+    let forms: Vec<String> = forms(vocab).collect();
     nearest(part, forms.iter().map(String::as_str)).map(|form| format!("--{form}"))
 }
 

@@ -13,12 +13,20 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyString, PyTuple};
 
 use sage_flags_core as core;
-use sage_flags_core::{Source, MODES, MODE_COUNT, VALUE_COUNT};
+use sage_flags_core::{Source, Vocabulary, MODE_COUNT, VALUE_COUNT};
+
+/// The process's vocabulary: the one the package's `_vocab` chose at import (docs/SPEC.md B1-B2), set when this
+/// module is initialised (a process has one, as the pure reference's module-level tables do).
+static VOCABULARY: std::sync::OnceLock<&'static Vocabulary> = std::sync::OnceLock::new();
+
+fn vocabulary() -> &'static Vocabulary {
+    VOCABULARY.get().copied().unwrap_or(core::DEFAULT_VOCABULARY)
+}
 
 /// The mode keys as Python strings, made once.
 fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
     static KEYS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
-    KEYS.get_or_init(py, || MODES.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect())
+    KEYS.get_or_init(py, || vocabulary().modes.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect())
 }
 
 fn optional_string<'py>(py: Python<'py>, text: Option<&str>) -> Bound<'py, PyAny> {
@@ -28,15 +36,16 @@ fn optional_string<'py>(py: Python<'py>, text: Option<&str>) -> Bound<'py, PyAny
 /// The ParseResult of the core's result: its fields in C16 order (`sage_flags.FIELDS`) and its JSON line.
 fn result_object<'py>(py: Python<'py>, result: &core::ParseResult) -> PyResult<Bound<'py, PyAny>> {
     let mut fields = Vec::with_capacity(2 * MODE_COUNT + 2 + 2 * VALUE_COUNT);
-    fields.extend(result.modes.iter().map(|on| PyBool::new(py, *on).to_owned().into_any()));
+    let (mode_count, value_count) = (result.vocabulary.modes.len(), result.vocabulary.value_modes.len());
+    fields.extend(result.modes[..mode_count].iter().map(|on| PyBool::new(py, *on).to_owned().into_any()));
     fields.push(PyString::new(py, &result.goal).into_any());
     fields.push(optional_string(py, result.error.as_deref()));
     static SOURCES: PyOnceLock<[Py<PyAny>; 3]> = PyOnceLock::new();
     let sources = SOURCES.get_or_init(py, || {
         [Source::Unset, Source::Flag, Source::Config].map(|source| optional_string(py, source.as_str()).unbind())
     });
-    fields.extend(result.sources.iter().map(|source| sources[*source as usize].bind(py).clone()));
-    for (number, note) in result.numbers.iter().zip(result.notes.iter()) {
+    fields.extend(result.sources[..mode_count].iter().map(|source| sources[*source as usize].bind(py).clone()));
+    for (number, note) in result.numbers[..value_count].iter().zip(result.notes[..value_count].iter()) {
         fields.push(number.into_pyobject(py)?.into_any());
         fields.push(optional_string(py, note.as_deref()));
     }
@@ -65,10 +74,10 @@ fn parse<'py>(
     defaults: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let Some(text) = arguments_text(py, arguments)? else {
-        return result_object(py, &core::ParseResult::from_error(core::E4.to_owned()));
+        return result_object(py, &core::ParseResult::from_error_in(vocabulary(), core::E4.to_owned()));
     };
     // The reference reads the Mapping as `defaults and defaults.get(key)`, only for unflagged modes.
-    let result = core::parse_with(&text, |index| -> PyResult<bool> {
+    let result = core::parse_with(vocabulary(), &text, |index| -> PyResult<bool> {
         let Some(defaults) = defaults else { return Ok(false) };
         if !defaults.is_truthy()? {
             return Ok(false);
@@ -101,7 +110,7 @@ fn path_bytes<'py>(py: Python<'py>, path: &Bound<'py, PyAny>) -> PyResult<Option
 fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     if let Some(path) = path.map(|path| path_bytes(py, path)).transpose()?.flatten() {
-        for key in core::load_defaults(path.as_bytes()).keys() {
+        for key in core::load_defaults_in(vocabulary(), path.as_bytes()).keys() {
             dict.set_item(key, true)?;
         }
     }
@@ -111,6 +120,11 @@ fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyRe
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let result = module.py().import("sage_flags")?;
+    let name: String = module.py().import("sage_flags._vocab")?.getattr("NAME")?.extract()?;
+    let chosen = Vocabulary::named(name.as_bytes()).ok_or_else(|| {
+        pyo3::exceptions::PyImportError::new_err(format!("the compiled core carries no vocabulary {name:?}"))
+    })?;
+    let _ = VOCABULARY.set(chosen);
     module.add("ParseResult", result.getattr("ParseResult")?)?;
     module.add_function(wrap_pyfunction!(parse, module)?)?;
     module.add_function(wrap_pyfunction!(load_defaults, module)?)?;

@@ -11,6 +11,8 @@ installed one; the repository's python/ when this directory is used from a
 checkout; the copy in _vendor/ that the vendorable bundle carries (built from
 python/ by ``make bundle``, never kept in git), so that a Sage project that
 copied this directory needs nothing but python3 (docs/IMPLEMENTATION.md D25).
+The vocabulary (docs/SPEC.md B6): SAGE_FLAGS_VOCABULARY's, else the one this directory records in VOCABULARY;
+a copy of the package that does not carry it is passed over, never run with its own rules.
 """
 
 import os
@@ -21,6 +23,7 @@ PLACES = (
     os.path.normpath(os.path.join(_HERE, "..", "..", "..", "python")),  # a checkout
     os.path.join(_HERE, "_vendor"),  # the bundle
 )
+VOCABULARY_FILE = os.path.join(_HERE, "VOCABULARY")
 OLDEST_PYTHON = (3, 8)  # docs/IMPLEMENTATION.md D28; this file and __main__.py parse under Python 2.7 for that check
 
 
@@ -28,10 +31,14 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
     """The sage_flags package, or ImportError when no copy is there or this Python is too old for it."""
     if sys.version_info < OLDEST_PYTHON:
         raise ImportError("sage_flags needs Python 3.8 or newer; this is Python %d.%d" % sys.version_info[:2])
+    name = vocabulary()
     try:
         import sage_flags
 
-        return sage_flags
+        if serves(name):
+            return sage_flags
+        for module in [m for m in sys.modules if m == "sage_flags" or m.startswith("sage_flags.")]:
+            del sys.modules[module]  # an install without this vocabulary: the copy here carries it
     except ImportError:
         pass
     place = next((p for p in PLACES if os.path.isfile(os.path.join(p, "sage_flags", "__init__.py"))), None)
@@ -41,3 +48,24 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
     import sage_flags
 
     return sage_flags
+
+
+def vocabulary():  # type: () -> str
+    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package)."""
+    name = os.environ.get("SAGE_FLAGS_VOCABULARY", "")
+    if not name:
+        try:
+            with open(VOCABULARY_FILE) as record:
+                name = record.read().strip()
+        except OSError:
+            name = ""
+        if name:
+            os.environ["SAGE_FLAGS_VOCABULARY"] = name
+    return name
+
+
+def serves(name):  # type: (str) -> bool
+    """Whether the imported sage_flags carries vocabulary ``name`` (one without NAMES predates vocabularies:
+    it carries the seed's alone)."""
+    names = getattr(sys.modules.get("sage_flags._vocab"), "NAMES", ("sage-1.1",))
+    return not name or name in names

@@ -18,4 +18,5 @@ try:
 except ImportError as error:
     sys.stderr.write("core.flag_parser: cannot run: %s\n" % error)
     sys.exit(3)
-sys.exit(main())
+# docs/SPEC.md B2: the drop-in takes its vocabulary from the environment only (no --vocabulary item).
+sys.exit(main(vocabulary_option=False) if "vocabulary_option" in main.__code__.co_varnames else main())

@@ -63,18 +63,55 @@ case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_fl
 
 # BEGIN GENERATED: bash-vocabulary
 # generated from spec/flags.toml by tools/generate.py (make generate); do not edit
-SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous)
-SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous)
-SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
-SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
-# Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.
-SAGE_FLAGS_VALUE_FIELDS=()
-SAGE_FLAGS_NOTE_FIELDS=()
-SAGE_FLAGS_VALUE_NAMES=()
-SAGE_FLAGS_VALUE_DEFAULTS=()
-SAGE_FLAGS_VALUE_MINIMUMS=()
-SAGE_FLAGS_VALUE_CAPS=()
-SAGE_FLAGS_E2_VALUE_HINT=''
+# docs/SPEC.md B1-B3: SAGE_FLAGS_VOCABULARY names the vocabulary; unset or empty, the default
+case ${SAGE_FLAGS_VOCABULARY-} in
+'' | sage-1.1)
+    SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous)
+    SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous)
+    SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous'
+    SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
+    # Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.
+    SAGE_FLAGS_VALUE_FIELDS=()
+    SAGE_FLAGS_NOTE_FIELDS=()
+    SAGE_FLAGS_VALUE_NAMES=()
+    SAGE_FLAGS_VALUE_DEFAULTS=()
+    SAGE_FLAGS_VALUE_MINIMUMS=()
+    SAGE_FLAGS_VALUE_CAPS=()
+    SAGE_FLAGS_E2_VALUE_HINT=''
+    ;;
+sage-1.3)
+    SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous subagents)
+    SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous subagents)
+    SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous, --subagents'
+    SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
+    # Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.
+    SAGE_FLAGS_VALUE_FIELDS=()
+    SAGE_FLAGS_NOTE_FIELDS=()
+    SAGE_FLAGS_VALUE_NAMES=()
+    SAGE_FLAGS_VALUE_DEFAULTS=()
+    SAGE_FLAGS_VALUE_MINIMUMS=()
+    SAGE_FLAGS_VALUE_CAPS=()
+    SAGE_FLAGS_E2_VALUE_HINT=''
+    ;;
+sage-1.3.18)
+    SAGE_FLAGS_MODE_KEYS=(quality_locked autonomous subagents parallel)
+    SAGE_FLAGS_MODE_NAMES=(quality-locked autonomous subagents parallel)
+    SAGE_FLAGS_SUPPORTED='--quality-locked, --autonomous, --subagents, --parallel[=N]'
+    SAGE_FLAGS_SUGGEST_LIMIT=22 # docs/SPEC.md S7
+    # Modes that take a value (docs/SPEC.md V1-V8): one element each, at the mode's index.
+    SAGE_FLAGS_VALUE_FIELDS=([3]='parallel_lanes')
+    SAGE_FLAGS_NOTE_FIELDS=([3]='parallel_note')
+    SAGE_FLAGS_VALUE_NAMES=([3]='lane count')
+    SAGE_FLAGS_VALUE_DEFAULTS=([3]='2')
+    SAGE_FLAGS_VALUE_MINIMUMS=([3]='1')
+    SAGE_FLAGS_VALUE_CAPS=([3]='4')
+    SAGE_FLAGS_E2_VALUE_HINT=' Only --parallel=N takes a value.'
+    ;;
+*)
+    printf '%s\n' 'sage-flags: unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)' >&2
+    exit 2 # a usage error, also when sourced: no layer answers with another vocabulary's rules
+    ;;
+esac
 # END GENERATED: bash-vocabulary
 
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: joining an array with [*] puts a space between its words
