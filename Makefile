@@ -90,9 +90,17 @@ LAYER_TESTS := parity/test_vectors.py tests/test_matrix.py tests/test_windows.py
 test-layers: setup wheels  ## what CI runs on macOS and Windows: every vector through every layer, the matrix
 	$(PYTEST) $(LAYER_TESTS)
 
-# The stages of `make test`, in order; .ci/run runs and times each (make test-stages lists them).
+# The stages of `make test`, in order, each run and timed by its own make; the times and the total are printed
+# at the end, and a failing stage is named with its time (issue 35). `make test-stages` lists them.
 TEST_STAGES = check-generated lint $(TEST_TARGETS) test-python
-test: $(TEST_STAGES)  ## everything CI checks
+test:  ## everything CI checks, stage by stage, with each stage's time
+	@start=$$SECONDS; times=""; \
+	for stage in $(TEST_STAGES); do \
+	  at=$$SECONDS; \
+	  $(MAKE) --no-print-directory $$stage || { echo "make test: stage $$stage failed after $$((SECONDS - at)) s"; exit 1; }; \
+	  times="$$times$$(printf 'make test: %-18s %5d s' $$stage $$((SECONDS - at)))"$$'\n'; \
+	done; \
+	printf '%s' "$$times"; echo "make test: total $$((SECONDS - start)) s"
 test-stages:
 	@echo $(TEST_STAGES)
 
