@@ -661,11 +661,10 @@ def load_build(root: Path) -> Build:
 def outputs(root: Path, build: Build) -> Dict[Path, str]:
     """Every generated file's wanted content."""
     wanted = {root / rel: render(build) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
-    if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md N7)
-        wanted[root / skill_variants.MODULE] = skill_variants.skill_module(root)
+    module = root / skill_variants.MODULE
     generator = Path(__file__).resolve()
     for path in text_files(root):
-        if path in wanted or path.resolve() == generator:
+        if path in wanted or path == module or path.resolve() == generator:
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -677,6 +676,8 @@ def outputs(root: Path, build: Build) -> Dict[Path, str]:
                 wanted[path] = rendered
             else:
                 wanted[path] = text
+    if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md N7),
+        wanted[module] = skill_variants.skill_module(root, wanted)  # from the skill's files as rendered above
     return wanted
 
 

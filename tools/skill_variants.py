@@ -62,12 +62,18 @@ VOCABULARY_NOTE = (
 )
 
 
-def source_files(root: Path) -> Dict[str, str]:
-    """The source skill's files: relative path -> text."""
+def source_files(root: Path, rendered: "Dict[Path, str] | None" = None) -> Dict[str, str]:
+    """The source skill's files: relative path -> text (a file's text in ``rendered``, where it is there: what the
+    generator is about to write, so that one run is enough)."""
     base = root / SKILL_DIR
-    files = {"SKILL.md": (base / "SKILL.md").read_text(encoding="utf-8")}
+    rendered = rendered or {}
+
+    def text(path: Path) -> str:
+        return rendered[path] if path in rendered else path.read_text(encoding="utf-8")
+
+    files = {"SKILL.md": text(base / "SKILL.md")}
     for path in sorted((base / "references").glob("*.md")):
-        files["references/" + path.name] = path.read_text(encoding="utf-8")
+        files["references/" + path.name] = text(path)
     return files
 
 
@@ -124,9 +130,9 @@ def adopted_skill(files: Dict[str, str]) -> Dict[str, str]:
     return {**files, "SKILL.md": "---\n" + front + "---\n" + body}
 
 
-def skill_module(root: Path) -> str:
+def skill_module(root: Path, rendered: "Dict[Path, str] | None" = None) -> str:
     """python/sage_flags/_skill.py: the adopted skill's files as one dict."""
-    files = adopted_skill(source_files(root))
+    files = adopted_skill(source_files(root, rendered))
     rows = "".join("    %r: %s,\n" % (rel, _literal(text)) for rel, text in sorted(files.items()))
     return (
         "# ruff: noqa: E501\n"

@@ -1,6 +1,6 @@
 //! E1's suggestion (docs/SPEC.md S1-S7): the flag form near an unknown token, if exactly one is closest.
 
-use crate::{Vocabulary, DEFAULT_VOCABULARY};
+use crate::Vocabulary;
 
 /// S3: the optimal string alignment distance of `a` and `b`, or `most + 1` when it exceeds `most`.
 pub fn osa_distance(a: &[char], b: &[char], most: usize) -> usize {
@@ -59,12 +59,7 @@ fn forms(vocab: &Vocabulary) -> impl Iterator<Item = String> + '_ {
     vocab.modes.iter().flat_map(|(_, name)| [(*name).to_owned(), format!("no-{name}")])
 }
 
-/// S2, S6: the suggested flag (`--` and the form) for an unknown `token`, if any (the default vocabulary).
-pub fn suggestion(token: &str) -> Option<String> {
-    suggestion_in(DEFAULT_VOCABULARY, token)
-}
-
-/// [`suggestion`] among `vocab`'s flag forms.
+/// S2, S6: the suggested flag (`--` and the form) for an unknown `token`, if any, among `vocab`'s flag forms.
 pub fn suggestion_in(vocab: &Vocabulary, token: &str) -> Option<String> {
     let part = token.split('=').next().unwrap_or_default();
     let part = part.strip_prefix("--").unwrap_or(part);
@@ -78,6 +73,11 @@ pub fn suggestion_in(vocab: &Vocabulary, token: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The suggestion in the default vocabulary (B1).
+    fn suggestion(token: &str) -> Option<String> {
+        suggestion_in(crate::DEFAULT_VOCABULARY, token)
+    }
 
     fn distance(a: &str, b: &str) -> usize {
         let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());

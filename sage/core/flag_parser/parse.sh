@@ -37,8 +37,7 @@
 #   sage_flags__below A B          status 0 iff the number A < B (digit strings, no leading zero).
 #   sage_flags_write TEXT          H9: TEXT on stdout, or one stderr line and status 4.
 #   sage_flags_main ARGV...        the parse entry: all of the above, output, status.
-# Constants: SAGE_FLAGS_WS (C5), SAGE_FLAGS_CHUNK, SAGE_FLAGS_CONFIG_LIMIT (H1),
-# SAGE_FLAGS_STDIN_LIMIT (I4). Vocabulary (generated from spec/flags.toml):
+# Constants: SAGE_FLAGS_WS (C5), SAGE_FLAGS_CHUNK, SAGE_FLAGS_STDIN_LIMIT (I4). Vocabulary (generated from spec/flags.toml):
 # SAGE_FLAGS_MODE_KEYS (JSON keys), SAGE_FLAGS_MODE_NAMES (dashed flag names),
 # SAGE_FLAGS_SUPPORTED (the E1 list), SAGE_FLAGS_SUGGEST_LIMIT (S7),
 # SAGE_FLAGS_E2_VALUE_HINT (V8), and for the modes that take a value, at their
@@ -117,8 +116,6 @@ esac
 SAGE_FLAGS_WS=$' \t\n\v\f\r' # C5; space first: joining an array with [*] puts a space between its words
 SAGE_FLAGS_CHUNK=4096
 SAGE_FLAGS_STDIN_LIMIT=262144 # docs/SPEC.md I4
-# H1: the largest config honored, in bytes (the Python and Rust layers' CONFIG_LIMIT).
-SAGE_FLAGS_CONFIG_LIMIT=65536
 
 sage_flags_split_argv() {
     local IFS=' ' count_out=$1 stdin_out=$2
@@ -198,7 +195,7 @@ sage_flags_load_defaults() {
     # has no -N); read succeeds only at a NUL or at that many bytes, both of
     # which give no defaults.
     if [[ -z ${1-} || ! -f $1 ]] ||
-        { IFS= read -r -d '' -n $((SAGE_FLAGS_CONFIG_LIMIT + 1)) text; } 2>/dev/null <"$1"; then
+        { IFS= read -r -d '' -n 65537 text; } 2>/dev/null <"$1"; then # H1: over 65,536 bytes (CONFIG_LIMIT)
         return 0
     fi
     # C13-C14: without the BOM, each line is between two LFs, maybe ending in CR
