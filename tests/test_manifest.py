@@ -139,7 +139,7 @@ def parse_line(args: List[str]) -> bytes:
 GOALS = MANIFEST_GOALS
 
 
-@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(before=manifests(), args=FLAG_ARGS, goal=GOALS, resume_args=FLAG_ARGS)
 def test_fuzz_persist_then_resume_agree_everywhere(
     before: Optional[bytes],
@@ -530,7 +530,7 @@ def test_yaml_oracle_catches_the_old_bugs(frontmatter: bytes) -> None:
         yaml_oracle.check_persist(before, LINE, 0, old_answer)
 
 
-@settings(max_examples=2000, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(before=manifests(), args=FLAG_ARGS, resume_args=FLAG_ARGS)
 def test_fuzz_yaml_oracle_in_process(before: Optional[bytes], args: List[str], resume_args: List[str]) -> None:
     """The oracle on many more manifests than the layers can run (the layers give the reference's bytes:
