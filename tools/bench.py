@@ -5,7 +5,7 @@
     .venv/bin/python tools/bench.py --only hook_start  # one part, printed as JSON (no report written)
 
 hyperfine times whole processes: each comparison is one hyperfine run of several commands (its JSON export
-is kept), and the config series is one run with --parameter-list. pyperf times in-process calls. This file
+is kept); the hook and the Sage 1.3 project are spawned here, beside /bin/true. pyperf times in-process calls. This file
 keeps only what those tools do not do: it checks every command's output byte for byte against the pure
 reference before timing it (a timing of a wrong answer is no timing), judges the targets, and writes a short
 report and the scaling plot. The layers and their command lines come from parity/layers.py. Every command,
@@ -19,12 +19,14 @@ import json
 import os
 import random
 import shlex
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "python")]
@@ -32,7 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "python")]
 from sage_flags import reference  # noqa: E402
 from sage_flags._vocab import MODES  # noqa: E402
 
-from parity.layers import Layer, all_layers, bash_interpreters  # noqa: E402
+from parity.layers import NATIVE_EXE, Layer, all_layers, bash_interpreters  # noqa: E402
 
 PYTHON = sys.executable
 NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"
@@ -43,8 +45,9 @@ PYTHON_START = 1.15  # entry / bare `python -c pass`
 BASH_START = 1.5  # parse.sh / bare `bash -c :` of the same bash
 NATIVE_VS_PURE_START = 1.05  # cli-native / cli-pure
 EXE_START = 1.5  # the native executable / `/bin/true`
-EXE_VS_CONSOLE_SCRIPT = 0.1  # the native executable / the console script it replaces (cli-native)
+EXE_VS_CONSOLE = 0.1  # the native executable / the console script it replaces (cli-native)
 HOOK_EXE_START = 1.5  # issue 28: `sage-flags hook` for a prompt that is no workflow, native executable / `/bin/true`
+SAGE_1_3_START = 0.25  # issue 37: our launcher (native) / Sage 1.3's own parser, in a Sage 1.3 project
 NATIVE_SPEEDUP = 10.0  # in-process parse+to_json, pure / native, typical input
 BIG_FLAGS_LIMIT_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
 BASH_BATCH = 5_000  # records/s
@@ -119,46 +122,45 @@ class Bench:
         path.write_bytes(data)
         return path
 
-    def command(self, layer: Layer, verb: str, args: Sequence[str]) -> str:
+    def command(self, layer: Layer, verb: str, args: Sequence[str], stdin: Optional[Path] = None) -> str:
         """The layer's command line, through env (its variables and folder), as hyperfine -N runs it."""
         prefix = ["env"] + (["-C", str(layer.cwd)] if layer.cwd else []) + [f"{k}={v}" for k, v in layer.env.items()]
-        return shlex.join(prefix + layer.commands[verb] + list(args))
-
-    def check(self, command: str, want: bytes, stdin: Optional[Path] = None) -> None:
-        done = subprocess.run(
-            command if stdin else shlex.split(command), shell=bool(stdin), capture_output=True, timeout=120
+        return shlex.join(prefix + layer.commands[verb] + list(args)) + (
+            f" < {shlex.quote(str(stdin))}" if stdin else ""
         )
-        if done.stdout != want:
-            raise SystemExit(f"bench: wrong output, not timed: {command[:200]}\n{done.stdout[:300]!r}")
 
-    def hyperfine(self, name: str, commands: Dict[str, str], shell: bool = False, **params: List[str]) -> dict:
-        """One hyperfine run of every command (and parameter value); {name[/value]: stats}, JSON kept."""
+    def checked(self, commands: Dict[str, str], want: bytes) -> Dict[str, str]:
+        """``commands``, each having printed ``want`` (a command with a `<` runs in a shell)."""
+        for command in commands.values():
+            shell = " < " in command
+            done = subprocess.run(command if shell else shlex.split(command), shell=shell, capture_output=True)
+            if done.stdout != want:
+                raise SystemExit(f"bench: wrong output, not timed: {command[:200]}\n{done.stdout[:300]!r}")
+        return commands
+
+    def hyperfine(self, name: str, commands: Dict[str, str], shell: bool = False) -> dict:
+        """One hyperfine run of every command; {name: stats}, its JSON export kept in the results."""
         export = self.work / f"{name}.json"
         argv = ["hyperfine", "--style", "none", "--runs", str(self.runs), "--warmup", "2", "--export-json", str(export)]
         argv += ["--ignore-failure"] if shell else ["-N"]  # batch: status 1 when a record is an error (C22)
-        for var, values in params.items():
-            argv += ["--parameter-list", var, ",".join(values)]
-        for label, command in commands.items():  # with parameters hyperfine takes no names: matched back below
-            argv += ([] if params else ["--command-name", label]) + [command]
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            argv + [a for item in commands.items() for a in ("--command-name", *item)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         out = {}
         for entry in json.loads(export.read_text())["results"]:
-            times = sorted(entry["times"])
-            label = entry["command"]
-            for var, value in entry.get("parameters", {}).items():
-                name = next(n for n, c in commands.items() if c.replace("{%s}" % var, value) == label)
-                label = f"{name}/{value}"
-            out[label] = summary(entry["median"], times, entry["user"] + entry["system"])
+            stats = summary(entry["median"], sorted(entry["times"]), entry["user"] + entry["system"])
+            out[entry["command"]] = stats
         self.results.setdefault("hyperfine", {})[name] = out
         return out
 
     def cold_start(self) -> None:
         args = ["--config-path", str(self.small), "--", TYPICAL]
         commands = {name: self.command(layer, "parse", args) for name, layer in self.layers.items()}
-        for command in commands.values():
-            self.check(command, expected(TYPICAL, self.small))
         bare = {"python -c pass": shlex.join(["env", PYTHON, "-c", "pass"]), "/bin/true": "env /bin/true"}
         bare.update({f"{b.name} -c :": shlex.join(["env", b.path, "-c", ":"]) for b in bash_interpreters()})
+        commands = self.checked(commands, expected(TYPICAL, self.small))
         self.results["cold_start"] = self.hyperfine("cold_start", {**commands, **bare})
 
     def in_process(self) -> None:
@@ -191,88 +193,84 @@ class Bench:
             modules = [row[2].strip() for row in rows]
             totals.append(sum(int(row[0].split(":")[1]) for row in rows))
         totals.sort()
-        low, high = totals[len(totals) // 10], totals[len(totals) * 9 // 10]
-        middle = {"median": totals[len(totals) // 2], "min": totals[0], "max": totals[-1], "noise": high - low}
+        noise = totals[len(totals) * 9 // 10] - totals[len(totals) // 10]
+        middle = {"median": totals[len(totals) // 2], "min": totals[0], "max": totals[-1], "noise": noise}
         self.results["import_time_us"] = {**middle, "modules": modules}
 
     def scaling(self) -> None:
+        """Whole-process medians by input size: ARGUMENTS of words, of flags, and the config's size."""
         series: Dict[str, Dict[str, Dict[str, float]]] = {}
-        for kind, make in (("words", words), ("flags", flags)):
-            for size_name, size in ARG_SIZES.items():
-                text = make(size)
-                commands = {n: self.command(layer, "parse", ["--", text]) for n, layer in self.layers.items()}
-                for command in commands.values():
-                    self.check(command, expected(text, None))
-                for name, stats in self.hyperfine(f"{kind}-{size_name.replace(' ', '')}", commands).items():
+        for kind, sizes in (("words", ARG_SIZES), ("flags", ARG_SIZES), ("config", CONFIG_SIZES)):
+            for size_name, size in sizes.items():
+                short = f"{kind}-{size_name.replace(' ', '')}"
+                path = self.file(short + ".yaml", config(size)) if kind == "config" else None
+                text = "go" if path else (words if kind == "words" else flags)(size)
+                args = ["--config-path", str(path), text] if path else ["--", text]
+                commands = {n: self.command(layer, "parse", args) for n, layer in self.layers.items()}
+                for name, stats in self.hyperfine(short, self.checked(commands, expected(text, path))).items():
                     series.setdefault(kind, {}).setdefault(name, {})[size_name] = stats["median_ms"]
-        path = str(self.work / "config-{size}.yaml")  # hyperfine's --parameter-list fills {size}
-        template = {n: self.command(layer, "parse", ["--config-path", path, "go"]) for n, layer in self.layers.items()}
-        sizes = [name.replace(" ", "") for name in CONFIG_SIZES]
-        for size, short in zip(CONFIG_SIZES.values(), sizes):
-            real = self.file(f"config-{short}.yaml", config(size))
-            for command in template.values():
-                self.check(command.replace("{size}", short), expected("go", real))
-        for label, stats in self.hyperfine("config", template, size=sizes).items():
-            name, size = label.rsplit("/", 1)
-            series.setdefault("config", {}).setdefault(name, {})[size[:-3] + " KiB"] = stats["median_ms"]
         self.results["scaling_ms"] = series
 
     def batch(self) -> None:
-        records = corpus()
+        records, layers = corpus(), {n: layer for n, layer in self.layers.items() if "batch" in layer.commands}
         stream = self.file("corpus.bin", b"\0".join(r.encode() for r in records))
-        want = b"".join(expected(r, None) for r in records)
-        commands = {}
-        for name, layer in self.layers.items():
-            if "batch" in layer.commands:
-                commands[name] = self.command(layer, "batch", []) + " < " + shlex.quote(str(stream))
-                self.check(commands[name], want, stdin=stream)
-        stats = self.hyperfine("batch", commands, shell=True)
+        commands = {n: self.command(layer, "batch", [], stream) for n, layer in layers.items()}
+        stats = self.hyperfine("batch", self.checked(commands, b"".join(expected(r, None) for r in records)), True)
         self.results["batch_records_per_s"] = {n: BATCH_RECORDS / (s["median_ms"] / 1000) for n, s in stats.items()}
 
     def manifests(self) -> None:
         """persist and resume on each manifest of manifests(), every layer, medians and ratios to cli-pure."""
         layers = {layer.name: layer for layer in all_layers() if "persist" in layer.commands}
-        parse = layers["cli-pure"].run("parse", [a.encode() for a in MANIFEST_LINE_ARGS])
-        line = self.file("line.json", parse.stdout)
+        line = self.file("line.json", layers["cli-pure"].run("parse", [a.encode() for a in MANIFEST_LINE_ARGS]).stdout)
         out: Dict[str, Dict[str, Dict[str, float]]] = {}
         for label, data in manifests().items():
             for verb in ("persist", "resume"):
-                path = self.file(f"manifest-{verb}-{label.replace(' ', '-')}.md", data)
-                args = [str(path)] + (["go"] if verb == "resume" else [])
-                commands = {n: self.command(layer, verb, args) for n, layer in layers.items()}
-                if verb == "persist":
-                    commands = {n: c + " < " + shlex.quote(str(line)) for n, c in commands.items()}
-                want = None
-                for name, command in commands.items():  # every layer answers as the pure reference, byte for byte
+                name = f"{verb}-{label.replace(' ', '-')}"
+                path = self.file(name + ".md", data)
+                args, stdin = ([str(path)], line) if verb == "persist" else ([str(path), "go"], None)
+                commands = {n: self.command(layer, verb, args, stdin) for n, layer in layers.items()}
+                answers = set()  # every layer answers as the pure reference, byte for byte
+                for command in commands.values():
                     done = subprocess.run(command, shell=True, capture_output=True, timeout=600)
-                    got = (done.returncode, done.stdout, path.read_bytes())
-                    want = want or got
-                    if got != want:
-                        raise SystemExit(f"bench: {name} {verb} on {label}: {got[:2]!r}, expected {want[:2]!r}")
-                stats = self.hyperfine(f"{verb}-{label.replace(' ', '-')}", commands, shell=True)
-                pure = stats["cli-pure"]["median_ms"]
-                out[f"{verb}, {label} (status {want[0]})"] = {
-                    n: {"median_ms": st["median_ms"], "cpu_ms": st["cpu_ms"], "vs_cli_pure": st["median_ms"] / pure}
+                    answers.add((done.returncode, done.stdout, path.read_bytes()))
+                if len(answers) != 1:
+                    raise SystemExit(f"bench: {verb} on {label}: the layers differ: {[a[:2] for a in answers]!r}")
+                stats = self.hyperfine(name, commands, True)
+                out[f"{verb}, {label} (status {answers.pop()[0]})"] = {
+                    n: {**st, "vs_cli_pure": st["median_ms"] / stats["cli-pure"]["median_ms"]}
                     for n, st in stats.items()
                 }
         self.results["manifests_ms"] = out
 
     def hook_start(self) -> None:
-        """Issue 28: the hook for a prompt that is no workflow (a Claude Code UserPromptSubmit event on stdin)
-        through HOOK_LAYERS beside `/bin/true`, spawned here as hyperfine -N spawns them (hyperfine 1.15 gives no
-        stdin without a shell, whose start would swamp a 1 ms program), interleaved run by run."""
+        """Issue 28: the hook for a prompt that is no workflow (a Claude Code UserPromptSubmit event on stdin)."""
         path = self.file("event.json", json.dumps(HOOK_EVENT).encode())
         hook = {layer.name: layer for layer in all_layers() if "hook" in layer.commands}
         args = [b"claude-code", b"--config-path", os.fsencode(self.small)]
         env = {k: v for k, v in os.environ.items() if k != "SAGE_FLAGS_BACKEND"}
         commands = {name: (hook[name].argv("hook", args), {**env, **hook[name].env}) for name in HOOK_LAYERS}
-        for name, (argv, command_env) in commands.items():
-            done = subprocess.run(argv, stdin=path.open("rb"), capture_output=True, env=command_env, timeout=60)
-            if (done.returncode, done.stdout, done.stderr) != (0, b"", b""):
-                raise SystemExit(f"bench: {name}: a prompt that is no workflow must give nothing, not timed: {done}")
-        # /bin/true right before the native executable in every round: the two are compared, so they see one load.
-        commands = {"/bin/true": ([b"/bin/true"], env), **commands}
-        self.results["hook_start"] = spawn_times(commands, path, max(self.runs * 10, 30))
+        self.results["hook_start"] = spawn_times(commands, path, b"", max(self.runs * 10, 30))
+
+    def sage_1_3(self) -> None:
+        """Issue 37: in a Sage 1.3.21 project (its sage/ from the release), `parse` through our launcher, with the
+        vocabulary a sage-1.3.18 bundle records and the native executable on PATH (as the native wheel installs
+        it), beside Sage 1.3's own `python3 sage/runtime/tools/sage_flags.py parse`."""
+        with tarfile.open(SAGE_1_3) as archive:
+            archive.extractall(self.work, filter="data")
+        (self.work / "project").mkdir()
+        sage = (self.work / "sage-1.3.21").rename(self.work / "project" / "sage")
+        (sage / "core" / "flag_parser").mkdir(parents=True)
+        (sage / "core" / "flag_parser" / "VOCABULARY").write_text("sage-1.3.18\n")
+        launcher = Path(shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags"))
+        path = f"{NATIVE_EXE.parent}:/usr/bin:/bin"
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}, "PATH": path}
+        args = [b"parse", SAGE_1_3_ARGS.encode(), b"--config-path", os.fsencode(self.small)]
+        own = [
+            os.fsencode(shutil.which("python3", path=path) or "/usr/bin/python3"),
+            os.fsencode(sage / "runtime" / "tools" / "sage_flags.py"),
+        ]
+        commands = {SAGE_1_3_ROWS[0]: ([os.fsencode(launcher), *args], env), SAGE_1_3_ROWS[1]: ([*own, *args], env)}
+        self.results["sage_1_3"] = spawn_times(commands, self.small, b'"subagents": true', max(self.runs * 10, 30))
 
 
 HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
@@ -281,10 +279,21 @@ HOOK_EVENT = dict(
     permission_mode="default", hook_event_name="UserPromptSubmit",
     prompt="Fix the login bug on the settings page, then run the tests.",
 )  # fmt: skip
+SAGE_1_3 = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: shared/sage/README.md
+SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
+SAGE_1_3_ROWS = ("launcher (native), Sage 1.3 project", "Sage 1.3's sage_flags.py")
 
 
-def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: Path, runs: int) -> dict:
-    """Wall and CPU time of each command, spawned as hyperfine -N does, stdin from ``stdin``; 3 warm-up rounds."""
+def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: Path, want: bytes, runs: int) -> dict:
+    """Each command's wall and CPU time beside `/bin/true`, spawned as hyperfine -N does (hyperfine 1.15 gives no
+    stdin without a shell, whose start would swamp a 1 ms program), stdin from ``stdin``, interleaved round by
+    round after 3 warm-up rounds. Each first answers: status 0, nothing on stderr, ``want`` in stdout (b"": none)."""
+    for name, (argv, env) in commands.items():
+        done = subprocess.run(argv, stdin=stdin.open("rb"), capture_output=True, env=env, timeout=60)
+        if done.returncode or done.stderr or (want not in done.stdout if want else done.stdout):
+            raise SystemExit(f"bench: {name}: not the answer, not timed: {done}")
+    # /bin/true right before the others in every round: they are compared, so they see one load.
+    commands = {"/bin/true": ([b"/bin/true"], next(iter(commands.values()))[1]), **commands}
     walls: Dict[str, List[float]] = {name: [] for name in commands}
     cpus: Dict[str, List[float]] = {name: [] for name in commands}
     with open(os.devnull, "wb") as null, stdin.open("rb") as source:
@@ -293,13 +302,11 @@ def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: 
                 source.seek(0)
                 actions = [(os.POSIX_SPAWN_DUP2, source.fileno(), 0), (os.POSIX_SPAWN_DUP2, null.fileno(), 1)]
                 start = time.perf_counter()
-                pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
-                _, _, usage = os.wait4(pid, 0)
+                _, _, usage = os.wait4(os.posix_spawn(argv[0], argv, env, file_actions=actions), 0)
                 if round_ >= 3:
                     walls[name].append(time.perf_counter() - start)
                     cpus[name].append(usage.ru_utime + usage.ru_stime)
-    middle = len(walls["/bin/true"]) // 2
-    return {n: summary(sorted(walls[n])[middle], sorted(walls[n]), sorted(cpus[n])[middle]) for n in commands}
+    return {n: summary(sorted(walls[n])[runs // 2], sorted(walls[n]), sorted(cpus[n])[runs // 2]) for n in commands}
 
 
 def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
@@ -310,124 +317,118 @@ def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
 Row = Tuple[str, str, str, bool]
 
 
-def hook_targets(r: Dict[str, Any]) -> List[Row]:
-    hook = r.get("hook_start", {})
-    if "exe" not in hook:
-        return []
-    wall = hook["exe"]["median_ms"] / hook["/bin/true"]["median_ms"]
-    cpu = hook["exe"]["cpu_ms"] / max(hook["/bin/true"]["cpu_ms"], 1e-9)
-    row = "hook cold start, no workflow, exe vs /bin/true"
-    return [(row, f"<= {HOOK_EXE_START:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= HOOK_EXE_START)]
-
-
 def targets(r: Dict[str, Any]) -> List[Row]:
-    """(target, wanted, measured, passed) for every target; a layer not present is not a row."""
-    rows, cold = hook_targets(r), r["cold_start"]
-
-    def ratio(row: str, a: str, b: str, limit: float) -> None:
-        if a in cold and b in cold:
-            wall, cpu = cold[a]["median_ms"] / cold[b]["median_ms"], cold[a]["cpu_ms"] / cold[b]["cpu_ms"]
-            rows.append((row, f"<= {limit:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= limit))
-
+    """(target, wanted, measured, passed) for every target whose numbers ``r`` holds."""
+    bare = {"exe": ("/bin/true", "/bin/true", EXE_START)}
     for name in r["layers"]:
-        if name.startswith("bash"):
-            ratio(f"cold start, {name} vs its bare bash", name, f"{name} -c :", BASH_START)
-        elif name == "exe":
-            ratio("cold start, exe vs /bin/true", name, "/bin/true", EXE_START)
-        else:
-            ratio(f"cold start, {name} vs bare python", name, "python -c pass", PYTHON_START)
-    ratio("cold start, cli-native vs cli-pure", "cli-native", "cli-pure", NATIVE_VS_PURE_START)
-    ratio("cold start, exe vs the console script (cli-native)", "exe", "cli-native", EXE_VS_CONSOLE_SCRIPT)
-    us = r["in_process_us"]
+        what = ("its bare bash", f"{name} -c :", BASH_START) if name.startswith("bash") else None
+        bare.setdefault(name, what or ("bare python", "python -c pass", PYTHON_START))
+    ratios = [("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", HOOK_EXE_START)]
+    ratios += [("cold_start", f"cold start, {n} vs {bare[n][0]}", n, *bare[n][1:]) for n in r["layers"]]
+    ratios += [
+        ("cold_start", "cold start, cli-native vs cli-pure", "cli-native", "cli-pure", NATIVE_VS_PURE_START),
+        ("cold_start", "cold start, exe vs the console script (cli-native)", "exe", "cli-native", EXE_VS_CONSOLE),
+        ("sage_1_3", "{} vs {}".format(*SAGE_1_3_ROWS), *SAGE_1_3_ROWS, SAGE_1_3_START),
+    ]
+    rows: List[Row] = []
+    for key, row, a, b, limit in ratios:  # a's median at most limit times b's, when both were measured
+        stats = r.get(key, {})
+        if a in stats and b in stats:
+            wall, cpu = (
+                stats[a]["median_ms"] / stats[b]["median_ms"],
+                stats[a]["cpu_ms"] / max(stats[b]["cpu_ms"], 1e-9),
+            )
+            rows.append((row, f"<= {limit:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= limit))
+    us = r.get("in_process_us", {})
     if "native" in us:
         speedup = us["pure"]["typical"] / us["native"]["typical"]
         row = "in-process, native speed-up, typical"
         rows.append((row, f">= {NATIVE_SPEEDUP:.0f}x", f"{speedup:.1f}x", speedup >= NATIVE_SPEEDUP))
-    for kind, layers in r["scaling_ms"].items():
+    for kind, layers in r.get("scaling_ms", {}).items():
         sizes = ARG_SIZES if kind != "config" else CONFIG_SIZES
         for name, points in layers.items():
             first, last = list(points)[1], list(points)[-1]
             growth, limit = points[last] / points[first], LINEAR_SLACK * sizes[last] / sizes[first]
             rows.append((f"linear in {kind}, {name}", f"growth <= {limit:.0f}x", f"{growth:.1f}x", growth <= limit))
-    for name, points in r["scaling_ms"]["flags"].items():
+    for name, points in r.get("scaling_ms", {}).get("flags", {}).items():
         ms, row = points["128 KiB"], f"128 KiB of 10,000 flags, {name}"
         rows.append((row, f"< {BIG_FLAGS_LIMIT_MS:.0f} ms", f"{ms:.1f} ms", ms < BIG_FLAGS_LIMIT_MS))
-    for name, rate in r["batch_records_per_s"].items():
+    for name, rate in r.get("batch_records_per_s", {}).items():
         limit = BASH_BATCH if name.startswith("bash") else NATIVE_BATCH if "native" in name or name == "exe" else None
         if limit:
             rows.append((f"batch, {name}", f">= {limit:,} records/s", f"{rate:,.0f} records/s", rate >= limit))
     return rows
 
 
+def table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> List[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(row) + " |" for row in rows)]
+
+
 def times_table(stats: Dict[str, Dict[str, float]]) -> List[str]:
     """Whole-process times in ms: median, min-max, CPU."""
-    lines = ["| command | median | min-max | CPU |", "|---|---|---|---|"]
-    return lines + [
-        f"| {n} | {s['median_ms']:.2f} | {s['min_ms']:.2f}-{s['max_ms']:.2f} | {s['cpu_ms']:.2f} |"
-        for n, s in stats.items()
-    ]
+    cells = "{median_ms:.2f}", "{min_ms:.2f}-{max_ms:.2f}", "{cpu_ms:.2f}"
+    return table(
+        ("command", "median", "min-max", "CPU"), ([n, *(c.format(**s) for c in cells)] for n, s in stats.items())
+    )
 
 
+def in_process_table(us: Dict[str, Dict[str, float]]) -> List[str]:
+    return table(["input", *us], ([label, *(f"{v[label]:.1f}" for v in us.values())] for label in us["pure"]))
+
+
+def scaling_tables(series: Dict[str, Dict[str, Dict[str, float]]]) -> List[str]:
+    lines: List[str] = []
+    for kind, layers in series.items():
+        sizes = list(next(iter(layers.values())))
+        rows = ([n, *(f"{p[s]:.1f}" for s in sizes)] for n, p in layers.items())
+        lines += ([""] if lines else []) + table([kind, *sizes], rows)
+    return lines
+
+
+def import_time_table(t: Dict[str, Any]) -> List[str]:
+    cells = [f"{t['median']:.0f}", f"{t['min']:.0f}-{t['max']:.0f}", f"{t['noise']:.0f}", ", ".join(t["modules"])]
+    return table(("median", "min-max", "noise (p90 - p10)", "modules"), [cells])
+
+
+def manifest_table(runs: Dict[str, Dict[str, Dict[str, float]]]) -> List[str]:
+    rows = (
+        [run, *(f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)" for v in ls.values())] for run, ls in runs.items()
+    )
+    return table(["run", *next(iter(runs.values()))], rows)
+
+
+# The report's sections after the targets, in order: (results key, heading, table); one without numbers is left out.
+SECTIONS: List[Tuple[str, str, Callable[[Any], List[str]]]] = [
+    ("cold_start", "Cold start: one parse with a small config (ms)", times_table),
+    ("import_time_us", "Import time: the sage_flags modules' self time, `parse` through cli-native (µs, -X importtime)", import_time_table),
+    ("in_process_us", "In-process parse + to_json (µs, pyperf)", in_process_table),
+    ("scaling_ms", "Scaling (ms, median; the plot is scaling.png)", scaling_tables),
+    ("batch_records_per_s", "Batch (10,000 records)", lambda rates: table(("layer", "records/s"), ([n, f"{v:,.0f}"] for n, v in rates.items()))),
+    ("hook_start", "Hook cold start: a prompt that is no workflow (ms; SPEC K3)", times_table),
+    ("manifests_ms", "persist and resume (ms, median; x = ratio to cli-pure)", manifest_table),
+    ("sage_1_3", f"Sage 1.3 project: `parse '{SAGE_1_3_ARGS}'` with a small config (ms; issue 37)", times_table),
+]  # fmt: skip
 HEADER = """# Performance
 
 Produced by `make bench` (tools/bench.py) on {date}; do not edit above the notes.
 Raw numbers: [performance.json](performance.json); the scaling: [scaling.png](scaling.png).
 
-Machine: {machine}. Load average at start {load0}, at end {load1}: other work on
+Machine: {machine}. Load average at start {load[0]}, at end {load[1]}: other work on
 the machine adds noise. Medians of hyperfine runs (each comparison one run of all its commands), with
 CPU time (user + system) beside the ratios; in-process figures are pyperf medians.
 
 ## Targets
+"""
 
-| target | wanted | measured | result |
-|---|---|---|---|"""
+
+def sections(r: Dict[str, Any]) -> List[str]:
+    return [line for key, head, make in SECTIONS if key in r for line in ["", "## " + head, "", *make(r[key])]]
 
 
 def report(r: Dict[str, Any], notes: str) -> str:
-    lines = HEADER.format(**r, load0=r["load"][0], load1=r["load"][1]).split("\n")
-    lines += [f"| {t} | {w} | {m} | {'PASS' if ok else '**MISS**'} |" for t, w, m, ok in targets(r)]
-    lines += ["", "## Cold start: one parse with a small config (ms)", "", *times_table(r["cold_start"])]
-    lines += import_time_table(r)
-    us = r["in_process_us"]
-    lines += ["", "## In-process parse + to_json (µs, pyperf)", "", "| input | " + " | ".join(us) + " |"]
-    lines += ["|---|" + "---|" * len(us)]
-    lines += [
-        f"| {label} | " + " | ".join(f"{v[label]:.1f}" for v in us.values()) + " |" for label in next(iter(us.values()))
-    ]
-    lines += ["", "## Scaling (ms, median; the plot is scaling.png)", ""]
-    for kind, layers in r["scaling_ms"].items():
-        sizes = list(next(iter(layers.values())))
-        lines += [f"| {kind} | " + " | ".join(sizes) + " |", "|---|" + "---|" * len(sizes)]
-        lines += [f"| {n} | " + " | ".join(f"{p[s]:.1f}" for s in sizes) + " |" for n, p in layers.items()] + [""]
-    lines += ["## Batch (10,000 records)", "", "| layer | records/s |", "|---|---|"]
-    lines += [f"| {n} | {v:,.0f} |" for n, v in r["batch_records_per_s"].items()]
-    lines += ["", "## Hook cold start: a prompt that is no workflow (ms; SPEC K3)", ""]
-    lines += [*times_table(r.get("hook_start", {})), "", *manifest_table(r)]
-    return "\n".join(lines) + "\n\n" + notes
-
-
-def import_time_table(r: Dict[str, Any]) -> List[str]:
-    """The sage_flags modules' own import time in one parse through cli-native (-X importtime), with its noise."""
-    t = r.get("import_time_us")
-    if not t:
-        return []
-    head = "## Import time: the sage_flags modules' self time, `parse` through cli-native (µs, -X importtime)"
-    cells = f"| {t['median']:.0f} | {t['min']:.0f}-{t['max']:.0f} | {t['noise']:.0f} | {', '.join(t['modules'])} |"
-    return ["", head, "", "| median | min-max | noise (p90 - p10) | modules |", "|---|---|---|---|", cells]
-
-
-def manifest_table(r: Dict[str, Any]) -> List[str]:
-    """persist and resume (SPEC P10): ms, median, and the ratio to the Python layer (cli-pure) beside it."""
-    runs = r.get("manifests_ms")
-    if not runs:
-        return []
-    names = list(next(iter(runs.values())))
-    lines = ["## persist and resume (ms, median; x = ratio to cli-pure)", ""]
-    lines += ["| run | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    for run, layers in runs.items():
-        cells = [f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)" for v in layers.values()]
-        lines.append(f"| {run} | " + " | ".join(cells) + " |")
-    return [*lines, ""]
+    rows = [(t, w, m, "PASS" if ok else "**MISS**") for t, w, m, ok in targets(r)]
+    lines = [HEADER.format(**r), *table(("target", "wanted", "measured", "result"), rows), *sections(r)]
+    return "\n".join(lines) + "\n\n\n" + notes
 
 
 def plot(r: Dict[str, Any], path: Path) -> None:
@@ -449,7 +450,7 @@ def plot(r: Dict[str, Any], path: Path) -> None:
     figure.savefig(path, dpi=90)
 
 
-PARTS = ("cold_start", "import_time", "in_process", "scaling", "batch", "manifests", "hook_start")
+PARTS = ("cold_start", "import_time", "in_process", "scaling", "batch", "manifests", "hook_start", "sage_1_3")
 
 
 def main() -> int:
@@ -465,12 +466,11 @@ def main() -> int:
             print(f"bench: {part}", file=sys.stderr, flush=True)
             getattr(bench, part)()
     results, uname = {**bench.results, "load": [*loads, " ".join("%.2f" % x for x in os.getloadavg())]}, os.uname()
-    if options.only:  # its results as JSON, and its table or target where it has one; no report
-        print(json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1))
+    if options.only:  # its results as JSON, its table and its targets; no report
         print(
-            "\n".join({"manifests": manifest_table, "import_time": import_time_table}.get(options.only, list)(results))
+            json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1), *sections(results), sep="\n"
         )
-        for row in hook_targets(results) if options.only == "hook_start" else []:
+        for row in targets(results):
             print("bench: %s: wanted %s, measured %s: %s" % (*row[:3], "PASS" if row[3] else "MISS"))
         return 0
     results.update(
