@@ -2,15 +2,12 @@
 
     .venv/bin/python tools/bench.py                  # docs/PERFORMANCE.md, docs/performance.json, docs/scaling.png
     .venv/bin/python tools/bench.py --quick --out-dir build/bench
-    .venv/bin/python tools/bench.py --only hook_start  # one part, printed as JSON (no report written)
+    .venv/bin/python tools/bench.py --only hook_start  # one part, printed (no report written)
 
-hyperfine times whole processes: each comparison is one hyperfine run of several commands (its JSON export
-is kept); the hook and the Sage 1.3 project are spawned here, beside /bin/true. pyperf times in-process calls. This file
-keeps only what those tools do not do: it checks every command's output byte for byte against the pure
-reference before timing it (a timing of a wrong answer is no timing), judges the targets, and writes a short
-report and the scaling plot. The layers and their command lines come from parity/layers.py. Every command,
-bare runtimes included, runs through `env` (hyperfine cannot set a command's environment or folder), so the
-ratios compare like with like. The notes section of docs/PERFORMANCE.md (from NOTES_HEADING on) is kept.
+hyperfine times whole processes (one run per comparison, its JSON kept), pyperf in-process calls; the hook and
+the Sage 1.3 project are spawned here beside /bin/true. Every command first answers as the pure reference (a
+timing of a wrong answer is no timing); every command, bare runtimes too, runs through `env`, so ratios compare
+like with like. The layers come from parity/layers.py; the notes of docs/PERFORMANCE.md are kept.
 """
 
 import argparse
@@ -364,25 +361,16 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> List[str]:
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(row) + " |" for row in rows)]
 
 
+def grid(corner: str, data: Dict[str, Dict[str, Any]], cell: Callable[[Any], str]) -> List[str]:
+    """A table of ``data``: a row per key, a column per key of the first row."""
+    columns = list(next(iter(data.values())))
+    return table([corner, *columns], ([n, *(cell(row[c]) for c in columns)] for n, row in data.items()))
+
+
 def times_table(stats: Dict[str, Dict[str, float]]) -> List[str]:
     """Whole-process times in ms: median, min-max, CPU."""
-    cells = "{median_ms:.2f}", "{min_ms:.2f}-{max_ms:.2f}", "{cpu_ms:.2f}"
-    return table(
-        ("command", "median", "min-max", "CPU"), ([n, *(c.format(**s) for c in cells)] for n, s in stats.items())
-    )
-
-
-def in_process_table(us: Dict[str, Dict[str, float]]) -> List[str]:
-    return table(["input", *us], ([label, *(f"{v[label]:.1f}" for v in us.values())] for label in us["pure"]))
-
-
-def scaling_tables(series: Dict[str, Dict[str, Dict[str, float]]]) -> List[str]:
-    lines: List[str] = []
-    for kind, layers in series.items():
-        sizes = list(next(iter(layers.values())))
-        rows = ([n, *(f"{p[s]:.1f}" for s in sizes)] for n, p in layers.items())
-        lines += ([""] if lines else []) + table([kind, *sizes], rows)
-    return lines
+    cells = "median:{median_ms:.2f} min-max:{min_ms:.2f}-{max_ms:.2f} CPU:{cpu_ms:.2f}"
+    return grid("command", {n: dict(c.split(":") for c in cells.format(**s).split()) for n, s in stats.items()}, str)
 
 
 def import_time_table(t: Dict[str, Any]) -> List[str]:
@@ -390,22 +378,23 @@ def import_time_table(t: Dict[str, Any]) -> List[str]:
     return table(("median", "min-max", "noise (p90 - p10)", "modules"), [cells])
 
 
-def manifest_table(runs: Dict[str, Dict[str, Dict[str, float]]]) -> List[str]:
-    rows = (
-        [run, *(f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)" for v in ls.values())] for run, ls in runs.items()
-    )
-    return table(["run", *next(iter(runs.values()))], rows)
+def scaling_tables(series: Dict[str, Dict[str, Dict[str, float]]]) -> List[str]:
+    return [line for kind, layers in series.items() for line in ["", *grid(kind, layers, "{:.1f}".format)]][1:]
 
 
+IMPORT_TIME = "Import time: the sage_flags modules' self time, `parse` through cli-native (µs, -X importtime)"
 # The report's sections after the targets, in order: (results key, heading, table); one without numbers is left out.
 SECTIONS: List[Tuple[str, str, Callable[[Any], List[str]]]] = [
     ("cold_start", "Cold start: one parse with a small config (ms)", times_table),
-    ("import_time_us", "Import time: the sage_flags modules' self time, `parse` through cli-native (µs, -X importtime)", import_time_table),
-    ("in_process_us", "In-process parse + to_json (µs, pyperf)", in_process_table),
+    ("import_time_us", IMPORT_TIME, import_time_table),
+    ("in_process_us", "In-process parse + to_json (µs, pyperf)",
+     lambda us: grid("input", {k: {b: us[b][k] for b in us} for k in us["pure"]}, "{:.1f}".format)),
     ("scaling_ms", "Scaling (ms, median; the plot is scaling.png)", scaling_tables),
-    ("batch_records_per_s", "Batch (10,000 records)", lambda rates: table(("layer", "records/s"), ([n, f"{v:,.0f}"] for n, v in rates.items()))),
+    ("batch_records_per_s", "Batch (10,000 records)",
+     lambda rates: grid("layer", {n: {"records/s": v} for n, v in rates.items()}, "{:,.0f}".format)),
     ("hook_start", "Hook cold start: a prompt that is no workflow (ms; SPEC K3)", times_table),
-    ("manifests_ms", "persist and resume (ms, median; x = ratio to cli-pure)", manifest_table),
+    ("manifests_ms", "persist and resume (ms, median; x = ratio to cli-pure)",
+     lambda runs: grid("run", runs, lambda v: f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)")),
     ("sage_1_3", f"Sage 1.3 project: `parse '{SAGE_1_3_ARGS}'` with a small config (ms; issue 37)", times_table),
 ]  # fmt: skip
 HEADER = """# Performance
