@@ -37,14 +37,17 @@ PYTHON = sys.executable
 NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"
 KIB = 1024
 
-# Targets (issues 3, 4, 6 and 20): (what, wanted, how a measured value passes).
+# Targets (issues 3, 4, 6, 20, 28 and 37). Start-up: the most a command's median may be, times another's.
 PYTHON_START = 1.15  # entry / bare `python -c pass`
 BASH_START = 1.5  # parse.sh / bare `bash -c :` of the same bash
-NATIVE_VS_PURE_START = 1.05  # cli-native / cli-pure
-EXE_START = 1.5  # the native executable / `/bin/true`
-EXE_VS_CONSOLE = 0.1  # the native executable / the console script it replaces (cli-native)
-HOOK_EXE_START = 1.5  # issue 28: `sage-flags hook` for a prompt that is no workflow, native executable / `/bin/true`
-SAGE_1_3_START = 0.25  # issue 37: our launcher (native) / Sage 1.3's own parser, in a Sage 1.3 project
+EXE_START = 1.5  # the native executable / `/bin/true`, for parse and for the hook on a prompt that is no workflow
+SAGE_1_3 = ("launcher (native), Sage 1.3 project", "Sage 1.3's sage_flags.py", 0.25)  # issue 37
+FIXED_RATIOS = [
+    ("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", EXE_START),
+    ("cold_start", "cold start, cli-native vs cli-pure", "cli-native", "cli-pure", 1.05),
+    ("cold_start", "cold start, exe vs the console script (cli-native)", "exe", "cli-native", 0.1),
+    ("sage_1_3", "{} vs {}".format(*SAGE_1_3), *SAGE_1_3),
+]
 NATIVE_SPEEDUP = 10.0  # in-process parse+to_json, pure / native, typical input
 BIG_FLAGS_LIMIT_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
 BASH_BATCH = 5_000  # records/s
@@ -63,6 +66,14 @@ BATCH_RECORDS = 10_000
 MANIFEST_BOUND = 65536
 MANIFEST_TAIL = b"\nflags:\n  %s: false\n  %s: true\n---\n" % (MODES[0][0].encode(), MODES[-1][0].encode())
 MANIFEST_LINE_ARGS = [FLAGS[-1], "go"]  # the line persist records: what the manifests hold already (idempotent)
+HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
+HOOK_EVENT = dict(
+    session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl", cwd="/home/user/app",
+    permission_mode="default", hook_event_name="UserPromptSubmit",
+    prompt="Fix the login bug on the settings page, then run the tests.",
+)  # fmt: skip
+SAGE_RELEASE = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: its README.md
+SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
 GOALS = ["Ship dark mode", 'Rename "userId"', "Übersetze die Hilfe", "修复登录", "green again 🚀", "a\tb\nc", ""]
 
 
@@ -116,6 +127,7 @@ class Bench:
 
     def file(self, name: str, data: bytes) -> Path:
         path = self.work / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         return path
 
@@ -245,43 +257,27 @@ class Bench:
         hook = {layer.name: layer for layer in all_layers() if "hook" in layer.commands}
         args = [b"claude-code", b"--config-path", os.fsencode(self.small)]
         env = {k: v for k, v in os.environ.items() if k != "SAGE_FLAGS_BACKEND"}
-        commands = {name: (hook[name].argv("hook", args), {**env, **hook[name].env}) for name in HOOK_LAYERS}
+        commands = {n: (hook[n].argv("hook", args), {**env, **hook[n].env}) for n in HOOK_LAYERS}
         self.results["hook_start"] = spawn_times(commands, path, b"", max(self.runs * 10, 30))
 
     def sage_1_3(self) -> None:
         """Issue 37: in a Sage 1.3.21 project (its sage/ from the release), `parse` through our launcher, with the
         vocabulary a sage-1.3.18 bundle records and the native executable on PATH (as the native wheel installs
         it), beside Sage 1.3's own `python3 sage/runtime/tools/sage_flags.py parse`."""
-        with tarfile.open(SAGE_1_3) as archive:
-            archive.extractall(self.work, filter="data")
-        (self.work / "project").mkdir()
-        sage = (self.work / "sage-1.3.21").rename(self.work / "project" / "sage")
-        (sage / "core" / "flag_parser").mkdir(parents=True)
-        (sage / "core" / "flag_parser" / "VOCABULARY").write_text("sage-1.3.18\n")
-        launcher = Path(shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags"))
+        with tarfile.open(SAGE_RELEASE) as archive:
+            archive.extractall(self.work / "project", filter="data")
+        sage = (self.work / "project" / "sage-1.3.21").rename(self.work / "project" / "sage")
+        self.file("project/sage/core/flag_parser/VOCABULARY", b"sage-1.3.18\n")
+        launcher = shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags")
         path = f"{NATIVE_EXE.parent}:/usr/bin:/bin"
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}, "PATH": path}
-        args = [b"parse", SAGE_1_3_ARGS.encode(), b"--config-path", os.fsencode(self.small)]
-        own = [
-            os.fsencode(shutil.which("python3", path=path) or "/usr/bin/python3"),
-            os.fsencode(sage / "runtime" / "tools" / "sage_flags.py"),
-        ]
-        commands = {SAGE_1_3_ROWS[0]: ([os.fsencode(launcher), *args], env), SAGE_1_3_ROWS[1]: ([*own, *args], env)}
+        args = ["parse", SAGE_1_3_ARGS, "--config-path", self.small]
+        own = [shutil.which("python3", path=path) or "python3", sage / "runtime" / "tools" / "sage_flags.py"]
+        commands = {SAGE_1_3[0]: ([launcher, *args], env), SAGE_1_3[1]: ([*own, *args], env)}
         self.results["sage_1_3"] = spawn_times(commands, self.small, b'"subagents": true', max(self.runs * 10, 30))
 
 
-HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
-HOOK_EVENT = dict(
-    session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl", cwd="/home/user/app",
-    permission_mode="default", hook_event_name="UserPromptSubmit",
-    prompt="Fix the login bug on the settings page, then run the tests.",
-)  # fmt: skip
-SAGE_1_3 = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: shared/sage/README.md
-SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
-SAGE_1_3_ROWS = ("launcher (native), Sage 1.3 project", "Sage 1.3's sage_flags.py")
-
-
-def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: Path, want: bytes, runs: int) -> dict:
+def spawn_times(commands: Dict[str, Tuple[list, Dict[str, str]]], stdin: Path, want: bytes, runs: int) -> dict:
     """Each command's wall and CPU time beside `/bin/true`, spawned as hyperfine -N does (hyperfine 1.15 gives no
     stdin without a shell, whose start would swamp a 1 ms program), stdin from ``stdin``, interleaved round by
     round after 3 warm-up rounds. Each first answers: status 0, nothing on stderr, ``want`` in stdout (b"": none)."""
@@ -290,9 +286,8 @@ def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: 
         if done.returncode or done.stderr or (want not in done.stdout if want else done.stdout):
             raise SystemExit(f"bench: {name}: not the answer, not timed: {done}")
     # /bin/true right before the others in every round: they are compared, so they see one load.
-    commands = {"/bin/true": ([b"/bin/true"], next(iter(commands.values()))[1]), **commands}
-    walls: Dict[str, List[float]] = {name: [] for name in commands}
-    cpus: Dict[str, List[float]] = {name: [] for name in commands}
+    commands = {"/bin/true": (["/bin/true"], next(iter(commands.values()))[1]), **commands}
+    times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in commands}
     with open(os.devnull, "wb") as null, stdin.open("rb") as source:
         for round_ in range(runs + 3):
             for name, (argv, env) in commands.items():
@@ -300,10 +295,9 @@ def spawn_times(commands: Dict[str, Tuple[List[bytes], Dict[str, str]]], stdin: 
                 actions = [(os.POSIX_SPAWN_DUP2, source.fileno(), 0), (os.POSIX_SPAWN_DUP2, null.fileno(), 1)]
                 start = time.perf_counter()
                 _, _, usage = os.wait4(os.posix_spawn(argv[0], argv, env, file_actions=actions), 0)
-                if round_ >= 3:
-                    walls[name].append(time.perf_counter() - start)
-                    cpus[name].append(usage.ru_utime + usage.ru_stime)
-    return {n: summary(sorted(walls[n])[runs // 2], sorted(walls[n]), sorted(cpus[n])[runs // 2]) for n in commands}
+                times[name] += [(time.perf_counter() - start, usage.ru_utime + usage.ru_stime)] if round_ >= 3 else []
+    walls, cpus = ({n: sorted(t[i] for t in ts) for n, ts in times.items()} for i in (0, 1))
+    return {n: summary(walls[n][runs // 2], walls[n], cpus[n][runs // 2]) for n in commands}
 
 
 def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
@@ -311,30 +305,19 @@ def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
     return {"median_ms": 1000 * median, "min_ms": 1000 * times[0], "max_ms": 1000 * times[-1], "cpu_ms": 1000 * cpu}
 
 
-Row = Tuple[str, str, str, bool]
-
-
-def targets(r: Dict[str, Any]) -> List[Row]:
+def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     """(target, wanted, measured, passed) for every target whose numbers ``r`` holds."""
-    bare = {"exe": ("/bin/true", "/bin/true", EXE_START)}
-    for name in r["layers"]:
-        what = ("its bare bash", f"{name} -c :", BASH_START) if name.startswith("bash") else None
-        bare.setdefault(name, what or ("bare python", "python -c pass", PYTHON_START))
-    ratios = [("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", HOOK_EXE_START)]
-    ratios += [("cold_start", f"cold start, {n} vs {bare[n][0]}", n, *bare[n][1:]) for n in r["layers"]]
-    ratios += [
-        ("cold_start", "cold start, cli-native vs cli-pure", "cli-native", "cli-pure", NATIVE_VS_PURE_START),
-        ("cold_start", "cold start, exe vs the console script (cli-native)", "exe", "cli-native", EXE_VS_CONSOLE),
-        ("sage_1_3", "{} vs {}".format(*SAGE_1_3_ROWS), *SAGE_1_3_ROWS, SAGE_1_3_START),
-    ]
-    rows: List[Row] = []
-    for key, row, a, b, limit in ratios:  # a's median at most limit times b's, when both were measured
+    ratios = FIXED_RATIOS[:1]
+    for n in r["layers"]:
+        bash, exe = n.startswith("bash"), n == "exe"
+        what, bare, limit = ("its bare bash", f"{n} -c :", BASH_START) if bash else ("/bin/true",) * 2 + (EXE_START,)
+        what, bare, limit = (what, bare, limit) if bash or exe else ("bare python", "python -c pass", PYTHON_START)
+        ratios.append(("cold_start", f"cold start, {n} vs {what}", n, bare, limit))
+    rows = []
+    for key, row, a, b, limit in ratios + FIXED_RATIOS[1:]:  # when both were measured
         stats = r.get(key, {})
         if a in stats and b in stats:
-            wall, cpu = (
-                stats[a]["median_ms"] / stats[b]["median_ms"],
-                stats[a]["cpu_ms"] / max(stats[b]["cpu_ms"], 1e-9),
-            )
+            wall, cpu = (stats[a][k] / max(stats[b][k], 1e-9) for k in ("median_ms", "cpu_ms"))
             rows.append((row, f"<= {limit:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= limit))
     us = r.get("in_process_us", {})
     if "native" in us:
