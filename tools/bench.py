@@ -23,7 +23,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "python")]
@@ -38,12 +38,13 @@ NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"
 KIB = 1024
 
 # Targets (issues 3, 4, 6, 20, 28 and 37). Start-up: the most a command's median may be, times another's.
-PYTHON_START = 1.15  # entry / bare `python -c pass`
-BASH_START = 1.5  # parse.sh / bare `bash -c :` of the same bash
-EXE_START = 1.5  # the native executable / `/bin/true`, for parse and for the hook on a prompt that is no workflow
+BARE = {  # each layer's parse beside the bare start of its runtime: (what, its command, the limit)
+    "python": ("bare python", "python -c pass", 1.15), "bash": ("its bare bash", "{} -c :", 1.5),
+    "exe": ("/bin/true", "/bin/true", 1.5),
+}  # fmt: skip
 SAGE_1_3 = ("launcher (native), Sage 1.3 project", "Sage 1.3's sage_flags.py", 0.25)  # issue 37
 FIXED_RATIOS = [
-    ("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", EXE_START),
+    ("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", BARE["exe"][2]),
     ("cold_start", "cold start, cli-native vs cli-pure", "cli-native", "cli-pure", 1.05),
     ("cold_start", "cold start, exe vs the console script (cli-native)", "exe", "cli-native", 0.1),
     ("sage_1_3", "{} vs {}".format(*SAGE_1_3), *SAGE_1_3),
@@ -66,6 +67,7 @@ BATCH_RECORDS = 10_000
 MANIFEST_BOUND = 65536
 MANIFEST_TAIL = b"\nflags:\n  %s: false\n  %s: true\n---\n" % (MODES[0][0].encode(), MODES[-1][0].encode())
 MANIFEST_LINE_ARGS = [FLAGS[-1], "go"]  # the line persist records: what the manifests hold already (idempotent)
+EDGES = (("at", 0), ("past", 1))  # the front matter's length (all of it one line) at its bound, one byte past it
 HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
 HOOK_EVENT = dict(
     session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl", cwd="/home/user/app",
@@ -94,23 +96,6 @@ def config(size: int) -> bytes:
     return line * ((size - len(tail)) // len(line)) + tail
 
 
-def manifests() -> Dict[str, bytes]:
-    """The manifests persist and resume are timed on, by name."""
-    head = b"---\nimage: "
-    at_bound = MANIFEST_BOUND - len(head) - len(MANIFEST_TAIL)
-    return {
-        "body 1 MB": b"---" + MANIFEST_TAIL + b"body line\n" * ((1 << 20) // 10),
-        "front matter at bound": head + b"A" * at_bound + MANIFEST_TAIL,
-        "front matter past bound": head + b"A" * (at_bound + 1) + MANIFEST_TAIL,
-    }
-
-
-def corpus() -> List[str]:
-    rng = random.Random(22)
-    sets = [[], [FLAGS[0]], FLAGS, ["--no-" + FLAGS[-1][2:]], ["--"], ["--typo"]]
-    return [" ".join([*rng.choice(sets), rng.choice(GOALS)]) for _ in range(BATCH_RECORDS)]
-
-
 def expected(arguments: str, config_path: Optional[Path]) -> bytes:
     defaults = reference.load_defaults(config_path) if config_path else None
     return reference.parse(arguments, defaults).to_json().encode() + b"\n"
@@ -134,33 +119,30 @@ class Bench:
     def command(self, layer: Layer, verb: str, args: Sequence[str], stdin: Optional[Path] = None) -> str:
         """The layer's command line, through env (its variables and folder), as hyperfine -N runs it."""
         prefix = ["env"] + (["-C", str(layer.cwd)] if layer.cwd else []) + [f"{k}={v}" for k, v in layer.env.items()]
-        return shlex.join(prefix + layer.commands[verb] + list(args)) + (
-            f" < {shlex.quote(str(stdin))}" if stdin else ""
-        )
+        redirect = f" < {shlex.quote(str(stdin))}" if stdin else ""  # hyperfine then runs it in a shell
+        return shlex.join(prefix + layer.commands[verb] + list(args)) + redirect
 
-    def checked(self, commands: Dict[str, str], want: bytes) -> Dict[str, str]:
-        """``commands``, each having printed ``want`` (a command with a `<` runs in a shell)."""
+    def checked(self, commands: Dict[str, str], want: Optional[bytes], path: Optional[Path] = None) -> int:
+        """Runs each command once: all must answer alike (status, stdout, ``path`` after it) and print ``want``
+        unless it is None (a timing of a wrong answer is no timing). Their status."""
+        answers = set()
         for command in commands.values():
-            shell = " < " in command
-            done = subprocess.run(command if shell else shlex.split(command), shell=shell, capture_output=True)
-            if done.stdout != want:
-                raise SystemExit(f"bench: wrong output, not timed: {command[:200]}\n{done.stdout[:300]!r}")
-        return commands
+            done = subprocess.run(command, shell=True, capture_output=True, timeout=600)
+            answers.add((done.returncode, done.stdout, path.read_bytes() if path else b""))
+        if len(answers) != 1 or want not in (None, next(iter(answers))[1]):
+            raise SystemExit(f"bench: wrong output, not timed: {[a[:2] for a in answers]!r:.500}")
+        return answers.pop()[0]
 
-    def hyperfine(self, name: str, commands: Dict[str, str], shell: bool = False) -> dict:
+    def hyperfine(self, name: str, commands: Dict[str, str]) -> dict:
         """One hyperfine run of every command; {name: stats}, its JSON export kept in the results."""
         export = self.work / f"{name}.json"
         argv = ["hyperfine", "--style", "none", "--runs", str(self.runs), "--warmup", "2", "--export-json", str(export)]
-        argv += ["--ignore-failure"] if shell else ["-N"]  # batch: status 1 when a record is an error (C22)
-        subprocess.run(
-            argv + [a for item in commands.items() for a in ("--command-name", *item)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        out = {}
-        for entry in json.loads(export.read_text())["results"]:
-            stats = summary(entry["median"], sorted(entry["times"]), entry["user"] + entry["system"])
-            out[entry["command"]] = stats
+        # Batch and the manifests' commands read stdin in a shell; batch is status 1 when a record is an error (C22).
+        argv += ["--ignore-failure"] if any(" < " in c for c in commands.values()) else ["-N"]
+        names = [a for item in commands.items() for a in ("--command-name", *item)]
+        subprocess.run(argv + names, check=True, stdout=subprocess.DEVNULL)
+        entries = json.loads(export.read_text())["results"]
+        out = {e["command"]: summary(e["median"], sorted(e["times"]), e["user"] + e["system"]) for e in entries}
         self.results.setdefault("hyperfine", {})[name] = out
         return out
 
@@ -169,7 +151,7 @@ class Bench:
         commands = {name: self.command(layer, "parse", args) for name, layer in self.layers.items()}
         bare = {"python -c pass": shlex.join(["env", PYTHON, "-c", "pass"]), "/bin/true": "env /bin/true"}
         bare.update({f"{b.name} -c :": shlex.join(["env", b.path, "-c", ":"]) for b in bash_interpreters()})
-        commands = self.checked(commands, expected(TYPICAL, self.small))
+        self.checked(commands, expected(TYPICAL, self.small))
         self.results["cold_start"] = self.hyperfine("cold_start", {**commands, **bare})
 
     def in_process(self) -> None:
@@ -216,36 +198,39 @@ class Bench:
                 text = "go" if path else (words if kind == "words" else flags)(size)
                 args = ["--config-path", str(path), text] if path else ["--", text]
                 commands = {n: self.command(layer, "parse", args) for n, layer in self.layers.items()}
-                for name, stats in self.hyperfine(short, self.checked(commands, expected(text, path))).items():
+                self.checked(commands, expected(text, path))
+                for name, stats in self.hyperfine(short, commands).items():
                     series.setdefault(kind, {}).setdefault(name, {})[size_name] = stats["median_ms"]
         self.results["scaling_ms"] = series
 
     def batch(self) -> None:
-        records, layers = corpus(), {n: layer for n, layer in self.layers.items() if "batch" in layer.commands}
+        rng, sets = random.Random(22), [[], [FLAGS[0]], FLAGS, ["--no-" + FLAGS[-1][2:]], ["--"], ["--typo"]]
+        records = [" ".join([*rng.choice(sets), rng.choice(GOALS)]) for _ in range(BATCH_RECORDS)]
+        layers = {n: layer for n, layer in self.layers.items() if "batch" in layer.commands}
         stream = self.file("corpus.bin", b"\0".join(r.encode() for r in records))
         commands = {n: self.command(layer, "batch", [], stream) for n, layer in layers.items()}
-        stats = self.hyperfine("batch", self.checked(commands, b"".join(expected(r, None) for r in records)), True)
+        self.checked(commands, b"".join(expected(r, None) for r in records))
+        stats = self.hyperfine("batch", commands)
         self.results["batch_records_per_s"] = {n: BATCH_RECORDS / (s["median_ms"] / 1000) for n, s in stats.items()}
 
     def manifests(self) -> None:
-        """persist and resume on each manifest of manifests(), every layer, medians and ratios to cli-pure."""
+        """persist and resume on each manifest (MANIFEST_BOUND), every layer, medians and ratios to cli-pure."""
+        head, tail = b"---\nimage: ", MANIFEST_TAIL
+        at_bound = MANIFEST_BOUND - len(head) - len(tail)
+        cases = {"body 1 MB": b"---" + tail + b"body line\n" * ((1 << 20) // 10)}
+        cases.update({f"front matter {at} bound": head + b"A" * (at_bound + extra) + tail for at, extra in EDGES})
         layers = {layer.name: layer for layer in all_layers() if "persist" in layer.commands}
         line = self.file("line.json", layers["cli-pure"].run("parse", [a.encode() for a in MANIFEST_LINE_ARGS]).stdout)
         out: Dict[str, Dict[str, Dict[str, float]]] = {}
-        for label, data in manifests().items():
+        for label, data in cases.items():
             for verb in ("persist", "resume"):
                 name = f"{verb}-{label.replace(' ', '-')}"
                 path = self.file(name + ".md", data)
                 args, stdin = ([str(path)], line) if verb == "persist" else ([str(path), "go"], None)
                 commands = {n: self.command(layer, verb, args, stdin) for n, layer in layers.items()}
-                answers = set()  # every layer answers as the pure reference, byte for byte
-                for command in commands.values():
-                    done = subprocess.run(command, shell=True, capture_output=True, timeout=600)
-                    answers.add((done.returncode, done.stdout, path.read_bytes()))
-                if len(answers) != 1:
-                    raise SystemExit(f"bench: {verb} on {label}: the layers differ: {[a[:2] for a in answers]!r}")
-                stats = self.hyperfine(name, commands, True)
-                out[f"{verb}, {label} (status {answers.pop()[0]})"] = {
+                status = self.checked(commands, None, path)  # every layer answers alike, byte for byte
+                stats = self.hyperfine(name, commands)
+                out[f"{verb}, {label} (status {status})"] = {
                     n: {**st, "vs_cli_pure": st["median_ms"] / stats["cli-pure"]["median_ms"]}
                     for n, st in stats.items()
                 }
@@ -258,7 +243,7 @@ class Bench:
         args = [b"claude-code", b"--config-path", os.fsencode(self.small)]
         env = {k: v for k, v in os.environ.items() if k != "SAGE_FLAGS_BACKEND"}
         commands = {n: (hook[n].argv("hook", args), {**env, **hook[n].env}) for n in HOOK_LAYERS}
-        self.results["hook_start"] = spawn_times(commands, path, b"", max(self.runs * 10, 30))
+        self.spawned("hook_start", commands, path, b"")
 
     def sage_1_3(self) -> None:
         """Issue 37: in a Sage 1.3.21 project (its sage/ from the release), `parse` through our launcher, with the
@@ -274,30 +259,31 @@ class Bench:
         args = ["parse", SAGE_1_3_ARGS, "--config-path", self.small]
         own = [shutil.which("python3", path=path) or "python3", sage / "runtime" / "tools" / "sage_flags.py"]
         commands = {SAGE_1_3[0]: ([launcher, *args], env), SAGE_1_3[1]: ([*own, *args], env)}
-        self.results["sage_1_3"] = spawn_times(commands, self.small, b'"subagents": true', max(self.runs * 10, 30))
+        self.spawned("sage_1_3", commands, self.small, b'"subagents": true')
 
-
-def spawn_times(commands: Dict[str, Tuple[list, Dict[str, str]]], stdin: Path, want: bytes, runs: int) -> dict:
-    """Each command's wall and CPU time beside `/bin/true`, spawned as hyperfine -N does (hyperfine 1.15 gives no
-    stdin without a shell, whose start would swamp a 1 ms program), stdin from ``stdin``, interleaved round by
-    round after 3 warm-up rounds. Each first answers: status 0, nothing on stderr, ``want`` in stdout (b"": none)."""
-    for name, (argv, env) in commands.items():
-        done = subprocess.run(argv, stdin=stdin.open("rb"), capture_output=True, env=env, timeout=60)
-        if done.returncode or done.stderr or (want not in done.stdout if want else done.stdout):
-            raise SystemExit(f"bench: {name}: not the answer, not timed: {done}")
-    # /bin/true right before the others in every round: they are compared, so they see one load.
-    commands = {"/bin/true": (["/bin/true"], next(iter(commands.values()))[1]), **commands}
-    times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in commands}
-    with open(os.devnull, "wb") as null, stdin.open("rb") as source:
-        for round_ in range(runs + 3):
-            for name, (argv, env) in commands.items():
-                source.seek(0)
-                actions = [(os.POSIX_SPAWN_DUP2, source.fileno(), 0), (os.POSIX_SPAWN_DUP2, null.fileno(), 1)]
-                start = time.perf_counter()
-                _, _, usage = os.wait4(os.posix_spawn(argv[0], argv, env, file_actions=actions), 0)
-                times[name] += [(time.perf_counter() - start, usage.ru_utime + usage.ru_stime)] if round_ >= 3 else []
-    walls, cpus = ({n: sorted(t[i] for t in ts) for n, ts in times.items()} for i in (0, 1))
-    return {n: summary(walls[n][runs // 2], walls[n], cpus[n][runs // 2]) for n in commands}
+    def spawned(self, key: str, commands: Dict[str, Tuple[list, Dict[str, str]]], stdin: Path, want: bytes) -> None:
+        """Each command's wall and CPU time beside `/bin/true`, spawned as hyperfine -N does (hyperfine 1.15 gives
+        no stdin without a shell, whose start would swamp a 1 ms program), stdin from ``stdin``, interleaved round
+        by round after 3 warm-up rounds. Each first answers: status 0, no stderr, ``want`` in stdout (b"": none)."""
+        for name, (argv, env) in commands.items():
+            done = subprocess.run(argv, stdin=stdin.open("rb"), capture_output=True, env=env, timeout=60)
+            if done.returncode or done.stderr or (want not in done.stdout if want else done.stdout):
+                raise SystemExit(f"bench: {name}: not the answer, not timed: {done}")
+        # /bin/true right before the others in every round: they are compared, so they see one load.
+        commands = {"/bin/true": (["/bin/true"], next(iter(commands.values()))[1]), **commands}
+        runs = max(self.runs * 10, 30)
+        times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in commands}
+        with open(os.devnull, "wb") as null, stdin.open("rb") as source:
+            for round_ in range(runs + 3):
+                for name, (argv, env) in commands.items():
+                    source.seek(0)
+                    actions = [(os.POSIX_SPAWN_DUP2, source.fileno(), 0), (os.POSIX_SPAWN_DUP2, null.fileno(), 1)]
+                    start = time.perf_counter()
+                    _, _, usage = os.wait4(os.posix_spawn(argv[0], argv, env, file_actions=actions), 0)
+                    if round_ >= 3:
+                        times[name].append((time.perf_counter() - start, usage.ru_utime + usage.ru_stime))
+        walls, cpus = ({n: sorted(t[i] for t in ts) for n, ts in times.items()} for i in (0, 1))
+        self.results[key] = {n: summary(walls[n][runs // 2], walls[n], cpus[n][runs // 2]) for n in commands}
 
 
 def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
@@ -309,10 +295,8 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     """(target, wanted, measured, passed) for every target whose numbers ``r`` holds."""
     ratios = FIXED_RATIOS[:1]
     for n in r["layers"]:
-        bash, exe = n.startswith("bash"), n == "exe"
-        what, bare, limit = ("its bare bash", f"{n} -c :", BASH_START) if bash else ("/bin/true",) * 2 + (EXE_START,)
-        what, bare, limit = (what, bare, limit) if bash or exe else ("bare python", "python -c pass", PYTHON_START)
-        ratios.append(("cold_start", f"cold start, {n} vs {what}", n, bare, limit))
+        what, bare, limit = BARE["bash" if n.startswith("bash") else "exe" if n == "exe" else "python"]
+        ratios.append(("cold_start", f"cold start, {n} vs {what}", n, bare.format(n), limit))
     rows = []
     for key, row, a, b, limit in ratios + FIXED_RATIOS[1:]:  # when both were measured
         stats = r.get(key, {})
@@ -340,39 +324,29 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     return rows
 
 
-def table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> List[str]:
-    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(row) + " |" for row in rows)]
-
-
-def grid(corner: str, data: Dict[str, Dict[str, Any]], cell: Callable[[Any], str]) -> List[str]:
-    """A table of ``data``: a row per key, a column per key of the first row."""
-    columns = list(next(iter(data.values())))
-    return table([corner, *columns], ([n, *(cell(row[c]) for c in columns)] for n, row in data.items()))
+def grid(corner: str, data: Dict[str, Dict[str, Any]], cell: Callable[[Any], str] = str) -> List[str]:
+    """A markdown table of ``data``: a row per key, a column per key of the first row."""
+    head = [corner, *next(iter(data.values()), {})]
+    rows = ([n, *(cell(row[c]) for c in head[1:])] for n, row in data.items())
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(r) + " |" for r in rows)]
 
 
 def times_table(stats: Dict[str, Dict[str, float]]) -> List[str]:
     """Whole-process times in ms: median, min-max, CPU."""
     cells = "median:{median_ms:.2f} min-max:{min_ms:.2f}-{max_ms:.2f} CPU:{cpu_ms:.2f}"
-    return grid("command", {n: dict(c.split(":") for c in cells.format(**s).split()) for n, s in stats.items()}, str)
-
-
-def import_time_table(t: Dict[str, Any]) -> List[str]:
-    cells = [f"{t['median']:.0f}", f"{t['min']:.0f}-{t['max']:.0f}", f"{t['noise']:.0f}", ", ".join(t["modules"])]
-    return table(("median", "min-max", "noise (p90 - p10)", "modules"), [cells])
-
-
-def scaling_tables(series: Dict[str, Dict[str, Dict[str, float]]]) -> List[str]:
-    return [line for kind, layers in series.items() for line in ["", *grid(kind, layers, "{:.1f}".format)]][1:]
+    return grid("command", {n: dict(c.split(":") for c in cells.format(**s).split()) for n, s in stats.items()})
 
 
 IMPORT_TIME = "Import time: the sage_flags modules' self time, `parse` through cli-native (µs, -X importtime)"
 # The report's sections after the targets, in order: (results key, heading, table); one without numbers is left out.
 SECTIONS: List[Tuple[str, str, Callable[[Any], List[str]]]] = [
     ("cold_start", "Cold start: one parse with a small config (ms)", times_table),
-    ("import_time_us", IMPORT_TIME, import_time_table),
+    ("import_time_us", IMPORT_TIME, lambda t: grid("median", {f"{t['median']:.0f}": {"min-max": f"{t['min']:.0f}-"
+     f"{t['max']:.0f}", "noise (p90 - p10)": f"{t['noise']:.0f}", "modules": ", ".join(t["modules"])}})),
     ("in_process_us", "In-process parse + to_json (µs, pyperf)",
      lambda us: grid("input", {k: {b: us[b][k] for b in us} for k in us["pure"]}, "{:.1f}".format)),
-    ("scaling_ms", "Scaling (ms, median; the plot is scaling.png)", scaling_tables),
+    ("scaling_ms", "Scaling (ms, median; the plot is scaling.png)",
+     lambda series: [line for kind, ls in series.items() for line in ["", *grid(kind, ls, "{:.1f}".format)]][1:]),
     ("batch_records_per_s", "Batch (10,000 records)",
      lambda rates: grid("layer", {n: {"records/s": v} for n, v in rates.items()}, "{:,.0f}".format)),
     ("hook_start", "Hook cold start: a prompt that is no workflow (ms; SPEC K3)", times_table),
@@ -398,17 +372,15 @@ def sections(r: Dict[str, Any]) -> List[str]:
 
 
 def report(r: Dict[str, Any], notes: str) -> str:
-    rows = [(t, w, m, "PASS" if ok else "**MISS**") for t, w, m, ok in targets(r)]
-    lines = [HEADER.format(**r), *table(("target", "wanted", "measured", "result"), rows), *sections(r)]
+    rows = {t: {"wanted": w, "measured": m, "result": "PASS" if ok else "**MISS**"} for t, w, m, ok in targets(r)}
+    lines = [HEADER.format(**r), *grid("target", rows), *sections(r)]
     return "\n".join(lines) + "\n\n\n" + notes
 
 
 def plot(r: Dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     from matplotlib import pyplot
 
+    pyplot.switch_backend("Agg")
     kinds = r["scaling_ms"]
     figure, axes = pyplot.subplots(1, len(kinds), figsize=(5 * len(kinds), 4.5), constrained_layout=True)
     for axis, (kind, layers) in zip(axes, kinds.items()):
@@ -439,11 +411,13 @@ def main() -> int:
             getattr(bench, part)()
     results, uname = {**bench.results, "load": [*loads, " ".join("%.2f" % x for x in os.getloadavg())]}, os.uname()
     if options.only:  # its results as JSON, its table and its targets; no report
+        verdicts = (
+            f"bench: {t}: wanted {w}, measured {m}: {'PASS' if ok else 'MISS'}" for t, w, m, ok in targets(results)
+        )
         print(
             json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1), *sections(results), sep="\n"
         )
-        for row in targets(results):
-            print("bench: %s: wanted %s, measured %s: %s" % (*row[:3], "PASS" if row[3] else "MISS"))
+        print(*verdicts, sep="\n")
         return 0
     results.update(
         date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
