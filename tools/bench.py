@@ -1,17 +1,11 @@
-"""make bench: every layer's speed and how it scales, side by side, on standard tools.
-
-    .venv/bin/python tools/bench.py                  # docs/PERFORMANCE.md, docs/performance.json, docs/scaling.png
-    .venv/bin/python tools/bench.py --quick --out-dir build/bench
-    .venv/bin/python tools/bench.py --only hook_start  # one part, printed (no report written)
-
-hyperfine times whole processes (one run per comparison, its JSON kept), pyperf in-process calls; the hook and
-the Sage 1.3 project are spawned here beside /bin/true. Every command first answers as the pure reference (a
-timing of a wrong answer is no timing); every command, bare runtimes too, runs through `env`, so ratios compare
-like with like. The layers come from parity/layers.py; the notes of docs/PERFORMANCE.md are kept.
+"""make bench: every layer's speed and how it scales, side by side (`--quick --out-dir build/bench` tries it out;
+`--only PART` prints one part). hyperfine times whole processes, pyperf in-process calls; the hook and the Sage
+1.3 project are spawned here beside /bin/true. Every command first answers as the pure reference (a timing of a
+wrong answer is no timing) and runs through `env`, bare runtimes too, so ratios compare like with like. The
+layers come from parity/layers.py; the notes of docs/PERFORMANCE.md are kept.
 """
 
 import argparse
-import datetime
 import json
 import os
 import random
@@ -50,7 +44,7 @@ FIXED_RATIOS = [
     ("sage_1_3", "{} vs {}".format(*SAGE_1_3), *SAGE_1_3),
 ]
 NATIVE_SPEEDUP = 10.0  # in-process parse+to_json, pure / native, typical input
-BIG_FLAGS_LIMIT_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
+BIG_FLAGS_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
 BASH_BATCH = 5_000  # records/s
 NATIVE_BATCH = 100_000  # records/s, the native layers
 LINEAR_SLACK = 2.0  # t(128 KiB) / t(16 KiB) may be at most this times the size ratio (a quadratic path: 64x)
@@ -61,6 +55,10 @@ SMALL_CONFIG = ("# .sage/config.yaml\nproject: shop\n%s: true\nmodel: default\n"
 # One argv item holds at most 131,072 bytes on Linux: "128 KiB" is 130,000.
 ARG_SIZES = {"1 KiB": KIB, "16 KiB": 16 * KIB, "128 KiB": 130_000}
 CONFIG_SIZES = {"1 KiB": KIB, "8 KiB": 8 * KIB, "60 KiB": 60 * KIB}  # under the config bound (SPEC H1)
+SIZES = {"words": ARG_SIZES, "flags": ARG_SIZES, "config": CONFIG_SIZES}  # the scaling series
+# Flags (10,000 in 128 KiB), and a config whose last line turns a mode on, so every byte is read: (unit, last).
+CONFIG_LINE = "setting: value  # %s: true is not this line\n" % MODES[0][0]
+REPEATED = {"flags": (FLAGS[-1] + " ", "Ship it"), "config": (CONFIG_LINE, "%s: true\n" % MODES[-1][0])}
 BATCH_RECORDS = 10_000
 # persist and resume (SPEC P10): a 1 MB body (copied, never scanned), a front matter at its 64 KiB bound (one
 # long line, the shape that was quadratic in bash, issue 24) and one byte past it (refused: status 3, no modes).
@@ -69,31 +67,21 @@ MANIFEST_TAIL = b"\nflags:\n  %s: false\n  %s: true\n---\n" % (MODES[0][0].encod
 MANIFEST_LINE_ARGS = [FLAGS[-1], "go"]  # the line persist records: what the manifests hold already (idempotent)
 EDGES = (("at", 0), ("past", 1))  # the front matter's length (all of it one line) at its bound, one byte past it
 HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
-HOOK_EVENT = dict(
-    session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl", cwd="/home/user/app",
-    permission_mode="default", hook_event_name="UserPromptSubmit",
-    prompt="Fix the login bug on the settings page, then run the tests.",
-)  # fmt: skip
+HOOK_EVENT = dict(session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl",
+    cwd="/home/user/app", permission_mode="default", hook_event_name="UserPromptSubmit",
+    prompt="Fix the login bug on the settings page, then run the tests.")  # fmt: skip
 SAGE_RELEASE = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: its README.md
 SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
 GOALS = ["Ship dark mode", 'Rename "userId"', "Übersetze die Hilfe", "修复登录", "green again 🚀", "a\tb\nc", ""]
 
 
-def words(size: int) -> str:
+def sized(kind: str, size: int) -> str:
+    """About ``size`` bytes of the scaling series ``kind``: ARGUMENTS of words, of flags, or a config (REPEATED)."""
+    if kind != "words":
+        unit, tail = REPEATED[kind]
+        return unit * ((size - len(tail)) // len(unit)) + tail
     text = " ".join(random.Random(size).choice(["ship", "dark", "mode", "Fix", "the", "bug"]) for _ in range(size))
     return (FLAGS[0] + " " + text)[:size].rstrip()
-
-
-def flags(size: int) -> str:
-    flag = FLAGS[-1] + " "
-    return flag * ((size - 8) // len(flag)) + "Ship it"
-
-
-def config(size: int) -> bytes:
-    """About ``size`` bytes whose last line turns a mode on, so every byte is read."""
-    line = b"setting: value  # %s: true is not this line\n" % MODES[0][0].encode()
-    tail = b"%s: true\n" % MODES[-1][0].encode()
-    return line * ((size - len(tail)) // len(line)) + tail
 
 
 def expected(arguments: str, config_path: Optional[Path]) -> bytes:
@@ -156,7 +144,9 @@ class Bench:
 
     def in_process(self) -> None:
         """pyperf: microseconds per parse()+to_json(), pure reference and native core, typical and large input."""
-        texts = {"typical": TYPICAL, "words 128 KiB": words(ARG_SIZES["128 KiB"]), "flags 128 KiB": flags(130_000)}
+        import pyperf  # make bench's, not make test's
+
+        texts = {"typical": TYPICAL, "words 128 KiB": sized("words", 130_000), "flags 128 KiB": sized("flags", 130_000)}
         out: Dict[str, Dict[str, float]] = {}
         for backend, module in (("pure", "sage_flags.reference"), ("native", "sage_flags._native")):
             for label, text in texts.items():
@@ -166,9 +156,7 @@ class Bench:
                 argv = [PYTHON, "-m", "pyperf", "timeit", "-q", "-p", "3", "-n", "5", "-o", str(result), "-s", setup]
                 if subprocess.run([*argv, "m.parse(t).to_json()"], capture_output=True).returncode != 0:
                     continue  # no native core built: not measured
-                runs = json.loads(result.read_text())["benchmarks"][0]["runs"]
-                values = sorted(v for run in runs for v in run.get("values", []))
-                out.setdefault(backend, {})[label] = 1e6 * values[len(values) // 2]
+                out.setdefault(backend, {})[label] = 1e6 * pyperf.Benchmark.load(str(result)).median()
         self.results["in_process_us"] = out
 
     def import_time(self) -> None:
@@ -191,11 +179,11 @@ class Bench:
     def scaling(self) -> None:
         """Whole-process medians by input size: ARGUMENTS of words, of flags, and the config's size."""
         series: Dict[str, Dict[str, Dict[str, float]]] = {}
-        for kind, sizes in (("words", ARG_SIZES), ("flags", ARG_SIZES), ("config", CONFIG_SIZES)):
+        for kind, sizes in SIZES.items():
             for size_name, size in sizes.items():
                 short = f"{kind}-{size_name.replace(' ', '')}"
-                path = self.file(short + ".yaml", config(size)) if kind == "config" else None
-                text = "go" if path else (words if kind == "words" else flags)(size)
+                path = self.file(short + ".yaml", sized(kind, size).encode()) if kind == "config" else None
+                text = "go" if path else sized(kind, size)
                 args = ["--config-path", str(path), text] if path else ["--", text]
                 commands = {n: self.command(layer, "parse", args) for n, layer in self.layers.items()}
                 self.checked(commands, expected(text, path))
@@ -230,9 +218,9 @@ class Bench:
                 commands = {n: self.command(layer, verb, args, stdin) for n, layer in layers.items()}
                 status = self.checked(commands, None, path)  # every layer answers alike, byte for byte
                 stats = self.hyperfine(name, commands)
+                pure = stats["cli-pure"]["median_ms"]
                 out[f"{verb}, {label} (status {status})"] = {
-                    n: {**st, "vs_cli_pure": st["median_ms"] / stats["cli-pure"]["median_ms"]}
-                    for n, st in stats.items()
+                    n: {**st, "vs_cli_pure": st["median_ms"] / pure} for n, st in stats.items()
                 }
         self.results["manifests_ms"] = out
 
@@ -287,7 +275,6 @@ class Bench:
 
 
 def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
-    """Seconds (``times`` sorted) as the ms every table shows."""
     return {"median_ms": 1000 * median, "min_ms": 1000 * times[0], "max_ms": 1000 * times[-1], "cpu_ms": 1000 * cpu}
 
 
@@ -303,24 +290,22 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
         if a in stats and b in stats:
             wall, cpu = (stats[a][k] / max(stats[b][k], 1e-9) for k in ("median_ms", "cpu_ms"))
             rows.append((row, f"<= {limit:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= limit))
-    us = r.get("in_process_us", {})
+    us, scaling = r.get("in_process_us", {}), r.get("scaling_ms", {})
     if "native" in us:
-        speedup = us["pure"]["typical"] / us["native"]["typical"]
-        row = "in-process, native speed-up, typical"
-        rows.append((row, f">= {NATIVE_SPEEDUP:.0f}x", f"{speedup:.1f}x", speedup >= NATIVE_SPEEDUP))
-    for kind, layers in r.get("scaling_ms", {}).items():
-        sizes = ARG_SIZES if kind != "config" else CONFIG_SIZES
+        x = us["pure"]["typical"] / us["native"]["typical"]
+        rows.append(
+            ("in-process, native speed-up, typical", f">= {NATIVE_SPEEDUP:.0f}x", f"{x:.1f}x", x >= NATIVE_SPEEDUP)
+        )
+    for kind, layers in scaling.items():
         for name, points in layers.items():
             first, last = list(points)[1], list(points)[-1]
-            growth, limit = points[last] / points[first], LINEAR_SLACK * sizes[last] / sizes[first]
-            rows.append((f"linear in {kind}, {name}", f"growth <= {limit:.0f}x", f"{growth:.1f}x", growth <= limit))
-    for name, points in r.get("scaling_ms", {}).get("flags", {}).items():
-        ms, row = points["128 KiB"], f"128 KiB of 10,000 flags, {name}"
-        rows.append((row, f"< {BIG_FLAGS_LIMIT_MS:.0f} ms", f"{ms:.1f} ms", ms < BIG_FLAGS_LIMIT_MS))
-    for name, rate in r.get("batch_records_per_s", {}).items():
-        limit = BASH_BATCH if name.startswith("bash") else NATIVE_BATCH if "native" in name or name == "exe" else None
-        if limit:
-            rows.append((f"batch, {name}", f">= {limit:,} records/s", f"{rate:,.0f} records/s", rate >= limit))
+            x, limit = points[last] / points[first], LINEAR_SLACK * SIZES[kind][last] / SIZES[kind][first]
+            rows.append((f"linear in {kind}, {name}", f"growth <= {limit:.0f}x", f"{x:.1f}x", x <= limit))
+    for name, x in ((n, p["128 KiB"]) for n, p in scaling.get("flags", {}).items()):
+        rows.append((f"128 KiB of 10,000 flags, {name}", f"< {BIG_FLAGS_MS:.0f} ms", f"{x:.1f} ms", x < BIG_FLAGS_MS))
+    for name, x in r.get("batch_records_per_s", {}).items():
+        limit = BASH_BATCH if name.startswith("bash") else NATIVE_BATCH if "native" in name or name == "exe" else 0
+        rows += [(f"batch, {name}", f">= {limit:,} records/s", f"{x:,.0f} records/s", x >= limit)] if limit else []
     return rows
 
 
@@ -384,11 +369,10 @@ def plot(r: Dict[str, Any], path: Path) -> None:
     kinds = r["scaling_ms"]
     figure, axes = pyplot.subplots(1, len(kinds), figsize=(5 * len(kinds), 4.5), constrained_layout=True)
     for axis, (kind, layers) in zip(axes, kinds.items()):
-        sizes = ARG_SIZES if kind != "config" else CONFIG_SIZES
         for name, points in layers.items():
-            axis.plot([sizes[s] / KIB for s in points], list(points.values()), marker="o", label=name)
-        axis.set(xscale="log", yscale="log", xlabel=f"{kind}: KiB", ylabel="ms (median, whole process)")
-        axis.set_title({"words": "ARGUMENTS of words", "flags": "ARGUMENTS of flags", "config": "config size"}[kind])
+            axis.plot([SIZES[kind][s] / KIB for s in points], list(points.values()), marker="o", label=name)
+        title = {"words": "ARGUMENTS of words", "flags": "ARGUMENTS of flags", "config": "config size"}[kind]
+        axis.set(xscale="log", yscale="log", xlabel=f"{kind}: KiB", ylabel="ms (median, whole process)", title=title)
         axis.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize="small")
     figure.savefig(path, dpi=90)
@@ -409,21 +393,15 @@ def main() -> int:
         for part in [options.only] if options.only else PARTS:
             print(f"bench: {part}", file=sys.stderr, flush=True)
             getattr(bench, part)()
-    results, uname = {**bench.results, "load": [*loads, " ".join("%.2f" % x for x in os.getloadavg())]}, os.uname()
+    loads.append(" ".join("%.2f" % x for x in os.getloadavg()))
+    u, out = os.uname(), options.out_dir
+    results = {**bench.results, "load": loads, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    results["machine"] = f"{os.cpu_count()} CPUs, {u.sysname} {u.release} ({u.machine}), Python {sys.version[:6]}"
+    verdicts = [(f"bench: {t}: wanted {w}, measured {m}: ", ok) for t, w, m, ok in targets(results)]
     if options.only:  # its results as JSON, its table and its targets; no report
-        verdicts = (
-            f"bench: {t}: wanted {w}, measured {m}: {'PASS' if ok else 'MISS'}" for t, w, m, ok in targets(results)
-        )
-        print(
-            json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1), *sections(results), sep="\n"
-        )
-        print(*verdicts, sep="\n")
+        raw = json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1)
+        print(raw, *sections(results), *(v + ("PASS" if ok else "MISS") for v, ok in verdicts), sep="\n")
         return 0
-    results.update(
-        date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        machine=f"{os.cpu_count()} CPUs, {uname.sysname} {uname.release} ({uname.machine}), Python {sys.version[:6]}",
-    )
-    out = options.out_dir
     out.mkdir(parents=True, exist_ok=True)
     old = out / "PERFORMANCE.md"
     notes = old.read_text(encoding="utf-8") if old.exists() else ""
@@ -431,8 +409,8 @@ def main() -> int:
     (out / "performance.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     old.write_text(report(results, notes), encoding="utf-8")
     plot(results, out / "scaling.png")
-    missed = [row for row in targets(results) if not row[3]]
-    print(f"bench: {len(targets(results)) - len(missed)} targets met, {len(missed)} missed; see {old}", file=sys.stderr)
+    missed = sum(not ok for _, ok in verdicts)
+    print(f"bench: {len(verdicts) - missed} targets met, {missed} missed; see {old}", file=sys.stderr)
     return 0
 
 
