@@ -13,7 +13,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -31,11 +30,10 @@ PYTHON = sys.executable
 NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"
 KIB = 1024
 
-# Targets (issues 3, 4, 6, 20, 28 and 37). Start-up: the most a command's median may be, times another's.
-BARE = {  # each layer's parse beside the bare start of its runtime: (what, its command, the limit)
-    "python": ("bare python", "python -c pass", 1.15), "bash": ("its bare bash", "{} -c :", 1.5),
-    "exe": ("/bin/true", "/bin/true", 1.5),
-}  # fmt: skip
+# Targets (issues 3, 4, 6, 20, 28, 37). Start-up: a layer's parse beside its runtime's bare start (what, command,
+# the most its median may be times that one's), then fixed pairs (results key, row, a, b, that limit).
+BARE = {"python": ("bare python", "python -c pass", 1.15), "bash": ("its bare bash", "{} -c :", 1.5)}
+BARE["exe"] = ("/bin/true", "/bin/true", 1.5)
 SAGE_1_3 = ("launcher (native), Sage 1.3 project", "Sage 1.3's sage_flags.py", 0.25)  # issue 37
 FIXED_RATIOS = [
     ("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", BARE["exe"][2]),
@@ -89,6 +87,10 @@ def expected(arguments: str, config_path: Optional[Path]) -> bytes:
     return reference.parse(arguments, defaults).to_json().encode() + b"\n"
 
 
+def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
+    return {"median_ms": 1000 * median, "min_ms": 1000 * times[0], "max_ms": 1000 * times[-1], "cpu_ms": 1000 * cpu}
+
+
 class Bench:
     def __init__(self, runs: int, work: Path) -> None:
         self.runs, self.work = runs, work
@@ -110,19 +112,16 @@ class Bench:
         redirect = f" < {shlex.quote(str(stdin))}" if stdin else ""  # hyperfine then runs it in a shell
         return shlex.join(prefix + layer.commands[verb] + list(args)) + redirect
 
-    def checked(self, commands: Dict[str, str], want: Optional[bytes], path: Optional[Path] = None) -> int:
-        """Runs each command once: all must answer alike (status, stdout, ``path`` after it) and print ``want``
-        unless it is None (a timing of a wrong answer is no timing). Their status."""
+    def timed(self, name: str, commands: Dict[str, str], want: Optional[bytes], path=None, bare=None) -> Any:
+        """(stats, status): one hyperfine run of ``commands`` and ``bare`` (JSON export kept), each of ``commands`` run
+        once before: all must answer alike (status, stdout, ``path`` after) and print ``want`` unless it is None."""
         answers = set()
         for command in commands.values():
             done = subprocess.run(command, shell=True, capture_output=True, timeout=600)
             answers.add((done.returncode, done.stdout, path.read_bytes() if path else b""))
         if len(answers) != 1 or want not in (None, next(iter(answers))[1]):
             raise SystemExit(f"bench: wrong output, not timed: {[a[:2] for a in answers]!r:.500}")
-        return answers.pop()[0]
-
-    def hyperfine(self, name: str, commands: Dict[str, str]) -> dict:
-        """One hyperfine run of every command; {name: stats}, its JSON export kept in the results."""
+        commands = {**commands, **(bare or {})}  # cold start: the bare runtimes beside the layers
         export = self.work / f"{name}.json"
         argv = ["hyperfine", "--style", "none", "--runs", str(self.runs), "--warmup", "2", "--export-json", str(export)]
         # Batch and the manifests' commands read stdin in a shell; batch is status 1 when a record is an error (C22).
@@ -132,15 +131,14 @@ class Bench:
         entries = json.loads(export.read_text())["results"]
         out = {e["command"]: summary(e["median"], sorted(e["times"]), e["user"] + e["system"]) for e in entries}
         self.results.setdefault("hyperfine", {})[name] = out
-        return out
+        return out, answers.pop()[0]
 
     def cold_start(self) -> None:
         args = ["--config-path", str(self.small), "--", TYPICAL]
         commands = {name: self.command(layer, "parse", args) for name, layer in self.layers.items()}
-        bare = {"python -c pass": shlex.join(["env", PYTHON, "-c", "pass"]), "/bin/true": "env /bin/true"}
+        bare = {"python -c pass": f"env {shlex.quote(PYTHON)} -c pass", "/bin/true": "env /bin/true"}
         bare.update({f"{b.name} -c :": shlex.join(["env", b.path, "-c", ":"]) for b in bash_interpreters()})
-        self.checked(commands, expected(TYPICAL, self.small))
-        self.results["cold_start"] = self.hyperfine("cold_start", {**commands, **bare})
+        self.results["cold_start"] = self.timed("cold_start", commands, expected(TYPICAL, self.small), None, bare)[0]
 
     def in_process(self) -> None:
         """pyperf: microseconds per parse()+to_json(), pure reference and native core, typical and large input."""
@@ -171,10 +169,9 @@ class Bench:
             rows = [line.split("|") for line in lines if line.startswith("import time:") and "sage_flags" in line]
             modules = [row[2].strip() for row in rows]
             totals.append(sum(int(row[0].split(":")[1]) for row in rows))
-        totals.sort()
-        noise = totals[len(totals) * 9 // 10] - totals[len(totals) // 10]
-        middle = {"median": totals[len(totals) // 2], "min": totals[0], "max": totals[-1], "noise": noise}
-        self.results["import_time_us"] = {**middle, "modules": modules}
+        t = sorted(totals)
+        stats = {"median": t[len(t) // 2], "min": t[0], "max": t[-1], "noise": t[len(t) * 9 // 10] - t[len(t) // 10]}
+        self.results["import_time_us"] = {**stats, "modules": modules}
 
     def scaling(self) -> None:
         """Whole-process medians by input size: ARGUMENTS of words, of flags, and the config's size."""
@@ -186,8 +183,7 @@ class Bench:
                 text = "go" if path else sized(kind, size)
                 args = ["--config-path", str(path), text] if path else ["--", text]
                 commands = {n: self.command(layer, "parse", args) for n, layer in self.layers.items()}
-                self.checked(commands, expected(text, path))
-                for name, stats in self.hyperfine(short, commands).items():
+                for name, stats in self.timed(short, commands, expected(text, path))[0].items():
                     series.setdefault(kind, {}).setdefault(name, {})[size_name] = stats["median_ms"]
         self.results["scaling_ms"] = series
 
@@ -197,8 +193,7 @@ class Bench:
         layers = {n: layer for n, layer in self.layers.items() if "batch" in layer.commands}
         stream = self.file("corpus.bin", b"\0".join(r.encode() for r in records))
         commands = {n: self.command(layer, "batch", [], stream) for n, layer in layers.items()}
-        self.checked(commands, b"".join(expected(r, None) for r in records))
-        stats = self.hyperfine("batch", commands)
+        stats = self.timed("batch", commands, b"".join(expected(r, None) for r in records))[0]
         self.results["batch_records_per_s"] = {n: BATCH_RECORDS / (s["median_ms"] / 1000) for n, s in stats.items()}
 
     def manifests(self) -> None:
@@ -216,12 +211,10 @@ class Bench:
                 path = self.file(name + ".md", data)
                 args, stdin = ([str(path)], line) if verb == "persist" else ([str(path), "go"], None)
                 commands = {n: self.command(layer, verb, args, stdin) for n, layer in layers.items()}
-                status = self.checked(commands, None, path)  # every layer answers alike, byte for byte
-                stats = self.hyperfine(name, commands)
+                stats, status = self.timed(name, commands, None, path)  # every layer answers alike
                 pure = stats["cli-pure"]["median_ms"]
-                out[f"{verb}, {label} (status {status})"] = {
-                    n: {**st, "vs_cli_pure": st["median_ms"] / pure} for n, st in stats.items()
-                }
+                ratios = {n: {**st, "vs_cli_pure": st["median_ms"] / pure} for n, st in stats.items()}
+                out[f"{verb}, {label} (status {status})"] = ratios
         self.results["manifests_ms"] = out
 
     def hook_start(self) -> None:
@@ -234,11 +227,9 @@ class Bench:
         self.spawned("hook_start", commands, path, b"")
 
     def sage_1_3(self) -> None:
-        """Issue 37: in a Sage 1.3.21 project (its sage/ from the release), `parse` through our launcher, with the
-        vocabulary a sage-1.3.18 bundle records and the native executable on PATH (as the native wheel installs
-        it), beside Sage 1.3's own `python3 sage/runtime/tools/sage_flags.py parse`."""
-        with tarfile.open(SAGE_RELEASE) as archive:
-            archive.extractall(self.work / "project", filter="data")
+        """Issue 37: in a Sage 1.3.21 project, `parse` through our launcher (the vocabulary as a sage-1.3.18 bundle
+        records it, on PATH the native executable the native wheel installs) beside Sage 1.3's own sage_flags.py."""
+        shutil.unpack_archive(SAGE_RELEASE, self.work / "project", filter="data")
         sage = (self.work / "project" / "sage-1.3.21").rename(self.work / "project" / "sage")
         self.file("project/sage/core/flag_parser/VOCABULARY", b"sage-1.3.18\n")
         launcher = shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags")
@@ -259,8 +250,7 @@ class Bench:
                 raise SystemExit(f"bench: {name}: not the answer, not timed: {done}")
         # /bin/true right before the others in every round: they are compared, so they see one load.
         commands = {"/bin/true": (["/bin/true"], next(iter(commands.values()))[1]), **commands}
-        runs = max(self.runs * 10, 30)
-        times: Dict[str, List[Tuple[float, float]]] = {name: [] for name in commands}
+        runs, times = max(self.runs * 10, 30), {name: [] for name in commands}
         with open(os.devnull, "wb") as null, stdin.open("rb") as source:
             for round_ in range(runs + 3):
                 for name, (argv, env) in commands.items():
@@ -272,10 +262,6 @@ class Bench:
                         times[name].append((time.perf_counter() - start, usage.ru_utime + usage.ru_stime))
         walls, cpus = ({n: sorted(t[i] for t in ts) for n, ts in times.items()} for i in (0, 1))
         self.results[key] = {n: summary(walls[n][runs // 2], walls[n], cpus[n][runs // 2]) for n in commands}
-
-
-def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
-    return {"median_ms": 1000 * median, "min_ms": 1000 * times[0], "max_ms": 1000 * times[-1], "cpu_ms": 1000 * cpu}
 
 
 def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
@@ -292,10 +278,8 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
             rows.append((row, f"<= {limit:.2f}x", f"{wall:.2f}x (CPU {cpu:.2f}x)", wall <= limit))
     us, scaling = r.get("in_process_us", {}), r.get("scaling_ms", {})
     if "native" in us:
-        x = us["pure"]["typical"] / us["native"]["typical"]
-        rows.append(
-            ("in-process, native speed-up, typical", f">= {NATIVE_SPEEDUP:.0f}x", f"{x:.1f}x", x >= NATIVE_SPEEDUP)
-        )
+        x, row = us["pure"]["typical"] / us["native"]["typical"], "in-process, native speed-up, typical"
+        rows.append((row, f">= {NATIVE_SPEEDUP:.0f}x", f"{x:.1f}x", x >= NATIVE_SPEEDUP))
     for kind, layers in scaling.items():
         for name, points in layers.items():
             first, last = list(points)[1], list(points)[-1]
@@ -352,14 +336,10 @@ CPU time (user + system) beside the ratios; in-process figures are pyperf median
 """
 
 
-def sections(r: Dict[str, Any]) -> List[str]:
-    return [line for key, head, make in SECTIONS if key in r for line in ["", "## " + head, "", *make(r[key])]]
-
-
 def report(r: Dict[str, Any], notes: str) -> str:
     rows = {t: {"wanted": w, "measured": m, "result": "PASS" if ok else "**MISS**"} for t, w, m, ok in targets(r)}
-    lines = [HEADER.format(**r), *grid("target", rows), *sections(r)]
-    return "\n".join(lines) + "\n\n\n" + notes
+    sections = [line for key, head, make in SECTIONS if key in r for line in ["", "## " + head, "", *make(r[key])]]
+    return "\n".join([HEADER.format(**r), *grid("target", rows), *sections]) + "\n\n\n" + notes
 
 
 def plot(r: Dict[str, Any], path: Path) -> None:
@@ -397,10 +377,8 @@ def main() -> int:
     u, out = os.uname(), options.out_dir
     results = {**bench.results, "load": loads, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     results["machine"] = f"{os.cpu_count()} CPUs, {u.sysname} {u.release} ({u.machine}), Python {sys.version[:6]}"
-    verdicts = [(f"bench: {t}: wanted {w}, measured {m}: ", ok) for t, w, m, ok in targets(results)]
-    if options.only:  # its results as JSON, its table and its targets; no report
-        raw = json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1)
-        print(raw, *sections(results), *(v + ("PASS" if ok else "MISS") for v, ok in verdicts), sep="\n")
+    if options.only:  # its results as JSON and the report of them, written nowhere
+        print(json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1), report(results, ""))
         return 0
     out.mkdir(parents=True, exist_ok=True)
     old = out / "PERFORMANCE.md"
@@ -409,8 +387,8 @@ def main() -> int:
     (out / "performance.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     old.write_text(report(results, notes), encoding="utf-8")
     plot(results, out / "scaling.png")
-    missed = sum(not ok for _, ok in verdicts)
-    print(f"bench: {len(verdicts) - missed} targets met, {missed} missed; see {old}", file=sys.stderr)
+    verdicts = [ok for *_, ok in targets(results)]
+    print(f"bench: {sum(verdicts)} targets met, {verdicts.count(False)} missed; see {old}", file=sys.stderr)
     return 0
 
 
