@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import pyperf  # make bench installs it (requirements-bench.txt)
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "python")]
 
@@ -46,7 +48,6 @@ BIG_FLAGS_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
 BASH_BATCH = 5_000  # records/s
 NATIVE_BATCH = 100_000  # records/s, the native layers
 LINEAR_SLACK = 2.0  # t(128 KiB) / t(16 KiB) may be at most this times the size ratio (a quadratic path: 64x)
-
 FLAGS = ["--" + name for _, name in MODES]
 TYPICAL = " ".join(FLAGS) + " Ship dark mode on the settings page"
 SMALL_CONFIG = ("# .sage/config.yaml\nproject: shop\n%s: true\nmodel: default\n" % MODES[0][0]).encode()
@@ -112,7 +113,7 @@ class Bench:
         redirect = f" < {shlex.quote(str(stdin))}" if stdin else ""  # hyperfine then runs it in a shell
         return shlex.join(prefix + layer.commands[verb] + list(args)) + redirect
 
-    def timed(self, name: str, commands: Dict[str, str], want: Optional[bytes], path=None, bare=None) -> Any:
+    def timed(self, name: str, commands: Dict[str, str], want: Optional[bytes], path=None, bare=None) -> tuple:
         """(stats, status): one hyperfine run of ``commands`` and ``bare`` (JSON export kept), each of ``commands`` run
         once before: all must answer alike (status, stdout, ``path`` after) and print ``want`` unless it is None."""
         answers = set()
@@ -142,8 +143,6 @@ class Bench:
 
     def in_process(self) -> None:
         """pyperf: microseconds per parse()+to_json(), pure reference and native core, typical and large input."""
-        import pyperf  # make bench's, not make test's
-
         texts = {"typical": TYPICAL, "words 128 KiB": sized("words", 130_000), "flags 128 KiB": sized("flags", 130_000)}
         out: Dict[str, Dict[str, float]] = {}
         for backend, module in (("pure", "sage_flags.reference"), ("native", "sage_flags._native")):
@@ -229,14 +228,16 @@ class Bench:
     def sage_1_3(self) -> None:
         """Issue 37: in a Sage 1.3.21 project, `parse` through our launcher (the vocabulary as a sage-1.3.18 bundle
         records it, on PATH the native executable the native wheel installs) beside Sage 1.3's own sage_flags.py."""
+        if not SAGE_RELEASE.is_file():  # beside the checkout, as in shared/sage/README.md: no row without it
+            return print(f"bench: {SAGE_RELEASE} is missing: no Sage 1.3 row", file=sys.stderr)
         shutil.unpack_archive(SAGE_RELEASE, self.work / "project", filter="data")
         sage = (self.work / "project" / "sage-1.3.21").rename(self.work / "project" / "sage")
         self.file("project/sage/core/flag_parser/VOCABULARY", b"sage-1.3.18\n")
         launcher = shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags")
-        path = f"{NATIVE_EXE.parent}:/usr/bin:/bin"
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}, "PATH": path}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}
+        env["PATH"] = f"{NATIVE_EXE.parent}:/usr/bin:/bin"  # the native executable as the native wheel installs it
         args = ["parse", SAGE_1_3_ARGS, "--config-path", self.small]
-        own = [shutil.which("python3", path=path) or "python3", sage / "runtime" / "tools" / "sage_flags.py"]
+        own = [shutil.which("python3", path=env["PATH"]) or "python3", sage / "runtime" / "tools" / "sage_flags.py"]
         commands = {SAGE_1_3[0]: ([launcher, *args], env), SAGE_1_3[1]: ([*own, *args], env)}
         self.spawned("sage_1_3", commands, self.small, b'"subagents": true')
 
@@ -310,8 +311,9 @@ IMPORT_TIME = "Import time: the sage_flags modules' self time, `parse` through c
 # The report's sections after the targets, in order: (results key, heading, table); one without numbers is left out.
 SECTIONS: List[Tuple[str, str, Callable[[Any], List[str]]]] = [
     ("cold_start", "Cold start: one parse with a small config (ms)", times_table),
-    ("import_time_us", IMPORT_TIME, lambda t: grid("median", {f"{t['median']:.0f}": {"min-max": f"{t['min']:.0f}-"
-     f"{t['max']:.0f}", "noise (p90 - p10)": f"{t['noise']:.0f}", "modules": ", ".join(t["modules"])}})),
+    ("import_time_us", IMPORT_TIME, lambda t: grid("median", {f"{t['median']:.0f}": {
+        "min-max": f"{t['min']:.0f}-{t['max']:.0f}", "noise (p90 - p10)": f"{t['noise']:.0f}",
+        "modules": ", ".join(t["modules"])}})),
     ("in_process_us", "In-process parse + to_json (µs, pyperf)",
      lambda us: grid("input", {k: {b: us[b][k] for b in us} for k in us["pure"]}, "{:.1f}".format)),
     ("scaling_ms", "Scaling (ms, median; the plot is scaling.png)",
@@ -378,7 +380,8 @@ def main() -> int:
     results = {**bench.results, "load": loads, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     results["machine"] = f"{os.cpu_count()} CPUs, {u.sysname} {u.release} ({u.machine}), Python {sys.version[:6]}"
     if options.only:  # its results as JSON and the report of them, written nowhere
-        print(json.dumps({k: v for k, v in results.items() if k != "hyperfine"}, indent=1), report(results, ""))
+        raw = {k: v for k, v in results.items() if k != "hyperfine"}
+        print(json.dumps(raw, indent=1), report(results, ""), sep="\n")
         return 0
     out.mkdir(parents=True, exist_ok=True)
     old = out / "PERFORMANCE.md"
