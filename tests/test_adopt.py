@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
-from sage_flags.adopt import VOCABULARIES, claude_command, vocabulary_for_release
+from sage_flags.adopt import SKILL_DIR, VOCABULARIES, claude_command, vocabulary_for_release
+from sage_flags.hook_commands import codex_hook_command
 
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
 WRAPPER = ".claude/skills/flag-parser/scripts/sage-flags"
@@ -132,7 +133,97 @@ def test_codex_hook_where_the_project_has_codex(tmp_path):
     done = adopt(root)
     assert done.returncode == 0 and "a Sage 1.1 layout (no sage/VERSION), vocabulary sage-1.1" in done.stdout
     (entry,) = json.loads((root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
+    # K9's one template, in its adopted form: the nearest folder up with .codex/ and the wrapper, --vocabulary.
+    assert entry == {
+        "hooks": [{"type": "command", "command": codex_hook_command("sage-1.1", adopted=True), "timeout": 10}]
+    }
     assert "--vocabulary sage-1.1 hook codex" in entry["hooks"][0]["command"]
+    assert WRAPPER == SKILL_DIR + "/scripts/sage-flags"
+
+
+def test_readoption_replaces_the_shipped_codex_entry(tmp_path):
+    """A project that copied the bundle's codex/hooks.json (K9) and then adopts has one hook of ours, not two."""
+    root = sage_project(tmp_path, "1.3.21")
+    (root / ".codex").mkdir()
+    shipped = {"type": "command", "command": codex_hook_command(), "timeout": 10}
+    theirs = {"hooks": [{"type": "command", "command": "their-hook"}]}
+    (root / ".codex/hooks.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [theirs, {"hooks": [shipped]}]}}))
+    assert adopt(root).returncode == 0
+    entries = json.loads((root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
+    assert entries[0] == theirs and len(entries) == 2
+    assert entries[1]["hooks"][0]["command"] == codex_hook_command("sage-1.3.18", adopted=True)
+
+
+def codex_event(prompt: str) -> dict:
+    """Codex's UserPromptSubmit input (tests/test_hook.py validates this shape against Codex's schema)."""
+    return {
+        "session_id": "s",
+        "turn_id": "t",
+        "transcript_path": None,
+        "cwd": "/c",
+        "hook_event_name": "UserPromptSubmit",
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "prompt": prompt,
+    }
+
+
+def codex_run(shell: str, command: str, cwd: Path, event: dict, path: str) -> subprocess.CompletedProcess:
+    """COMMAND as Codex runs it: `$SHELL -c COMMAND` in the session's folder, the event on stdin."""
+    env = {"PATH": path, "HOME": str(cwd), "SHELL": shell}
+    return subprocess.run(
+        [shell, "-c", command], input=json.dumps(event), capture_output=True, text=True, env=env, cwd=cwd
+    )
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("where", [".", "src/deep"])
+def test_the_adopted_codex_command_from_the_root_and_a_subfolder(tmp_path, shell, where):
+    """SPEC N5/K9: from the root or a subfolder, the wrapper answers with the real sage-flags and the root's
+    config: `parse`'s line (and N10's facts) for a /build, the misspelt flag's block, nothing for a plain prompt.
+    With no sage-flags anywhere, or the wrapper gone: status 0, nothing at all (never a block, no notice)."""
+    root = sage_project(tmp_path, "1.1.5")
+    (root / ".codex").mkdir()
+    (root / "src/deep/.codex").mkdir(parents=True)  # a subfolder's own .codex/ (no wrapper beside it) is no root
+    assert adopt(root).returncode == 0
+    (entry,) = json.loads((root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
+    command = entry["hooks"][0]["command"]
+    config = str(root / ".sage/config.yaml")
+    with_program = str(SAGE_FLAGS.parent) + os.pathsep + system_path()
+
+    for prompt in ("/build --autonomous Ship it!", "/build --autonomus x", "fix the login page"):
+        event = codex_event(prompt)
+        done = codex_run(shell, command, root / where, event, with_program)
+        assert done.returncode == 0 and not done.stderr, done
+        own = subprocess.run(
+            [str(SAGE_FLAGS), "--vocabulary", "sage-1.1", "hook", "codex", "--config-path", config],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+        )
+        assert own.returncode == 0, own
+        if prompt.startswith("fix"):
+            assert done.stdout == own.stdout == ""
+        elif "--autonomus" in prompt:
+            assert done.stdout == own.stdout and json.loads(done.stdout)["decision"] == "block"
+            assert "Did you mean '--autonomous'?" in done.stdout
+        else:
+            got, expected = json.loads(done.stdout), json.loads(own.stdout)
+            context = expected["hookSpecificOutput"]["additionalContext"]
+            assert '"quality_locked": true, "autonomous": true' in context  # the root's config was read
+            added = got["hookSpecificOutput"]["additionalContext"]
+            assert added.startswith(context) and "computed by sage-flags (vocabulary sage-1.1)" in added[len(context) :]
+            assert got["systemMessage"] == expected["systemMessage"]
+
+    event = codex_event("/build --autonomus x")
+    nothing = codex_run(shell, command, root / where, event, system_path())
+    assert (nothing.returncode, nothing.stdout, nothing.stderr) == (0, "", ""), nothing
+    (root / "sage/VERSION").write_text("1.4.0\n")  # an upgrade: no answer from us, and no notice on each prompt
+    changed = codex_run(shell, command, root / where, event, with_program)
+    assert (changed.returncode, changed.stdout, changed.stderr) == (0, "", ""), changed
+    shutil.rmtree(root / SKILL_DIR)
+    gone = codex_run(shell, command, root / where, event, with_program)
+    assert (gone.returncode, gone.stdout, gone.stderr) == (0, "", ""), gone
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ WRAPPER_TEMPLATE = r"""#!/bin/sh
 # Runs `sage-flags --vocabulary VOCABULARY ARGS...` with the sage-flags found at run time: the first on PATH,
 # else the vendored sage/bin/sage-flags. Nothing here names one person's install path.
 # `hook` never blocks a prompt and never fails: where no sage-flags answers, or the project's Sage release is
-# no longer the adopted one, it prints one notice for the person (a systemMessage) and exits 0, and the
-# workflow's own flag-parsing step runs as Sage alone runs it. Other subcommands: one stderr line, status 3.
+# no longer the adopted one, it prints one notice for the person (a systemMessage; for Codex nothing) and exits
+# 0, and the workflow's own flag-parsing step runs as Sage alone runs it. Other subcommands: one stderr line, status 3.
 vocabulary=@VOCABULARY@
 adopted=@RELEASE@
 # shellcheck disable=SC2016 # backticks are part of the text
@@ -23,12 +23,13 @@ if [ "${1-}" = --vocabulary ] && [ "$#" -ge 2 ]; then
 fi
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 root=$(cd -P -- "$here/../../../.." 2>/dev/null && pwd -P) || root=.
-hook=
-if [ "${1-}" = hook ]; then hook=1; fi
+hook='' harness=''
+if [ "${1-}" = hook ]; then hook=1 harness=${2-}; fi
 
 notice() { # $1: one line for the person (no character JSON would escape)
     if [ -n "$hook" ]; then
-        printf '{"systemMessage": "sage-flags: %s"}\n' "$1"
+        # Codex runs the hook for every prompt (no matcher): a notice would be shown on each one, so none.
+        if [ "$harness" != codex ]; then printf '{"systemMessage": "sage-flags: %s"}\n' "$1"; fi
         exit 0
     fi
     printf 'sage-flags: %s\n' "$1" >&2

@@ -21,6 +21,7 @@ import sys
 
 from sage_flags import _vocab
 from sage_flags._io import OK, UsageError, _write
+from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_hook_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,13 +29,14 @@ if TYPE_CHECKING:
 
 REFUSED = 3  # N4: nothing written (D19's status)
 SKILL_DIR = ".claude/skills/flag-parser"
-WRAPPER = SKILL_DIR + "/scripts/sage-flags"
+WRAPPER = ADOPTED_WRAPPER  # SKILL_DIR + "/scripts/sage-flags", named once in hook_commands (K9's template runs it)
 SETTINGS = ".claude/settings.json"
 CODEX_HOOKS = ".codex/hooks.json"
 NO_VERSION_LAYOUT = "1.1-layout"  # N2: the release a project with sage/core/flag_parser/ and no sage/VERSION has
 RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
-# N5: what marks a hook entry as ours (a re-adoption replaces it in place; nothing else is touched).
-OUR_MARKS = (WRAPPER, "sage/bin/sage-flags hook", "sage/bin/sage-flags\u0000hook")
+# N5: what marks a hook entry as ours (a re-adoption replaces it in place; nothing else is touched): the wrapper,
+# or the vendored launcher running `hook` (the shipped K9 files: Claude Code's exec form, Codex's script).
+OUR_MARKS = (WRAPPER, "sage/bin/sage-flags hook", "sage/bin/sage-flags\u0000hook", 'sage/bin/sage-flags" hook')
 CLAUDE_MATCHER = "^(sage:)?(build|architect)$"  # K3: the workflows' commands, and a Sage plugin's
 HOOK_TIMEOUT = 10
 # N10: the command each Sage release's /build and /architect run to read their flags (no quote, no backslash).
@@ -106,12 +108,10 @@ def claude_command(vocabulary: str) -> str:
 
 
 def codex_command(vocabulary: str) -> str:
-    """N5: the same for Codex, which runs the command in the project (the root found at run time)."""
-    return (
-        'r=$(git rev-parse --show-toplevel 2>/dev/null) || r=.; w="$r/%s"; if [ -f "$w" ]; then exec sh "$w"'
-        ' --vocabulary %s hook codex --config-path "$r/.sage/config.yaml"; fi;'
-        " printf '%%s\\n' '%s'" % (WRAPPER, vocabulary, missing_notice())
-    )
+    """N5: the same for Codex: K9's one template, which finds the root at run time (the nearest folder up with
+    `.codex/` and the wrapper) and runs the wrapper there; none found, status 0 and nothing (Codex runs it for
+    every prompt, so a notice would be shown on every prompt)."""
+    return codex_hook_command(vocabulary, adopted=True)
 
 
 def missing_notice() -> str:

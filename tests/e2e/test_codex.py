@@ -308,3 +308,35 @@ def test_interactive_codex_refuses_slash_build_before_any_hook(tui_project):
     why = turn.describe()
     assert "• Unrecognized command '/build'. Type \"/\" for a list of supported commands." in screen_lines(turn), why
     assert turn.requests == [] and "Blocked by hook" not in turn.result["screen"], why
+
+
+@pytest.mark.parametrize("where", WHERE.values(), ids=list(WHERE))
+def test_an_adopted_project_from_the_root_and_a_subfolder(tmp_path, where):
+    """`sage-flags adopt` (SPEC N5) replaces the shipped entry with K9's adopted form, which runs the skill's
+    wrapper from the nearest folder up with .codex/: parse's line then N10's facts reach the model; a bad flag
+    makes no request; with the wrapper's program gone (no sage-flags anywhere) the prompt goes on, unblocked."""
+    project = make_project(tmp_path, "vendored")
+    adopt = Path(sys.executable).parent / "sage-flags"
+    done = subprocess.run([str(adopt), "adopt"], cwd=project.root, capture_output=True, text=True, env=project.env)
+    assert done.returncode == 0 and "vocabulary sage-1.1" in done.stdout, done
+    (entry,) = json.loads((project.root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
+    assert (
+        '.claude/skills/flag-parser/scripts/sage-flags" --vocabulary sage-1.1 hook codex'
+        in entry["hooks"][0]["command"]
+    )
+
+    line, _ = expected(project, CLEAN, status=0)
+    turn = run_codex(project, where, "/build " + CLEAN)
+    why = turn.describe()
+    assert turn.result["status"] == 0 and len(turn.requests) == 1, why
+    ((role, context),) = turn.hook_contexts()
+    assert role == "developer" and context.startswith(expected_context(CLEAN, line)), why
+    assert "This is the result of the workflow's own flag-parsing step (`python -m core.flag_parser parse`)" in context
+
+    assert run_codex(project, where, "/build " + TYPO).requests == [], "a blocked prompt reached the model"
+
+    shutil.rmtree(project.root / "sage")  # and none on PATH: the wrapper finds no sage-flags
+    turn = run_codex(project, where, "/build " + TYPO)
+    why = turn.describe()
+    assert len(turn.requests) == 1 and turn.hook_contexts() == [], why
+    assert hook_status(turn) == ["hook: UserPromptSubmit", "hook: UserPromptSubmit Completed"], why

@@ -73,9 +73,11 @@ class Adopted:
             cwd=self.root,
             env=self.env,
         )
-        assert done.returncode in (0, 1) and not done.stderr, (
-            "sage-flags --vocabulary %s %s: status %d, %r (the --vocabulary option is branch vocab's, issue 37)"
-            % (VOCABULARY[self.release], " ".join(args), done.returncode, done.stderr)
+        assert done.returncode in (0, 1) and not done.stderr, "sage-flags --vocabulary %s %s: status %d, %r" % (
+            VOCABULARY[self.release],
+            " ".join(args),
+            done.returncode,
+            done.stderr,
         )
         return done.returncode, done.stdout
 
