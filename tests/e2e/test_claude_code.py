@@ -19,20 +19,19 @@ Run by mk/e2e.mk, which sets SAGE_FLAGS_E2E_CLAUDE, SAGE_FLAGS_E2E_BUNDLE and SA
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tarfile
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 import pytest
 import yaml
+from offline import network_isolation
 
 RUN_TIMEOUT = 120  # seconds for one CLI run; one takes about 3 s here
 SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # where the bundle puts the skill
@@ -180,16 +179,6 @@ def project(request, tmp_path_factory) -> Project:
         "sage/bin/sage-flags --which in the %s project: status %d, %r" % (made.layer, which.returncode, which.stdout)
     )
     return made
-
-
-@functools.lru_cache(maxsize=None)
-def network_isolation() -> Tuple[str, ...]:
-    """`unshare -rn` where it works (a network namespace with no interface: no request can leave)."""
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
-        return (unshare, "-rn", "--")
-    warnings.warn("unshare -rn is not available: the CLI runs offline by its settings alone", stacklevel=2)
-    return ()
 
 
 @dataclass

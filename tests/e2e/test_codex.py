@@ -17,7 +17,6 @@ with that reason, a failure under CI=true), SAGE_FLAGS_E2E_BUNDLE and SAGE_FLAGS
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -25,12 +24,12 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+from offline import network_isolation
 
 from parity.optional import missing, skip_without_program
 
@@ -130,16 +129,6 @@ def project(request, tmp_path_factory) -> Project:
     expected = {"vendored": "vendored", "native": "(native executable)"}[request.param]
     assert which.returncode == 0 and expected in which.stdout.decode(), which
     return made
-
-
-@functools.lru_cache(maxsize=None)
-def network_isolation() -> Tuple[str, ...]:
-    """`unshare -rn` where it works (a network namespace of its own: only the stand-in on its loopback)."""
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
-        return (unshare, "-rn", "--")
-    warnings.warn("unshare -rn is not available: the CLI runs offline by its settings alone", stacklevel=2)
-    return ()
 
 
 @dataclass
