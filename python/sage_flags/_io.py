@@ -1,15 +1,19 @@
 """Plumbing every subcommand shares, and nothing else: exit statuses, how a command reads its input (C1's argv
-scan, I1-I6's standard input, ONE bounded read) and writes its output. A leaf: it imports nothing of the
+scan, I1-I6's standard input, ONE bounded read) and writes its output, and the files a command reads or
+replaces (one look-before-reading read, one atomic write: persist's and adopt's). A leaf: it imports nothing of the
 package, so a subcommand takes it without taking the dispatcher (``sage_flags.cli``), which imports the
 subcommands.
 """
 
+import errno
 import os
+import stat
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, Tuple
+    from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 # Exit statuses (C19), plus our own for "this layer cannot run at all" / "the hook fails open" (D19, K8) and
 # "stdout took nothing" (H9).
@@ -120,3 +124,178 @@ def read_arguments(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes]]":
     if operands:
         raise UsageError("--stdin takes ARGUMENTS from standard input only: no operand beside it")
     return read_stdin_arguments(), config_path
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Files: one bounded, non-blocking read of a regular file, and one atomic replace (docs/SPEC.md P6, N9)
+
+
+class UnsafeFile(Exception):
+    """A file this command will not read or replace: a link, not a regular file, too large, unreadable."""
+
+
+# Never blocks on a FIFO; never follows a link in the last component; Windows: O_BINARY keeps CRLF as it is.
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def read_regular_file(path: "Union[str, bytes]", limit: int, name: str) -> "Optional[Tuple[bytes, os.stat_result]]":
+    """(bytes, stat) of the regular file at ``path`` itself, None when nothing is there. Looks before reading: a
+    link (O_NOFOLLOW), a FIFO, a device or a directory is never read (the open does not block, fstat decides),
+    and never more than ``limit`` + 1 bytes are read. Raises UnsafeFile (naming ``name``) otherwise."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP or os.path.islink(path):
+            raise UnsafeFile("%s is a symbolic link; not following it" % name) from None
+        raise UnsafeFile("cannot read %s (%s)" % (name, error.strerror)) from None
+    except ValueError:  # a NUL in the path
+        raise UnsafeFile("cannot read %s (a NUL in its path)" % name) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile("%s is not a regular file" % name)
+        if info.st_size > limit:
+            raise UnsafeFile("%s is larger than %d bytes" % (name, limit))
+        try:
+            data = read_bounded(fd, limit)
+        except OSError as error:
+            raise UnsafeFile("cannot read %s (%s)" % (name, error.strerror)) from None
+        if len(data) > limit:  # it grew after fstat, or fstat's size lied
+            raise UnsafeFile("%s is larger than %d bytes" % (name, limit))
+        return data, info
+    finally:
+        os.close(fd)
+
+
+TEMP_MARKER = b".sage-flags-tmp."  # temp files: .<target's name>.sage-flags-tmp.<writer's pid>
+STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its temp file's age decides
+# Windows: no O_CLOEXEC (handles are not inherited anyway), O_BINARY or LF would be written as CRLF.
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it, then set back: one thread, nothing created in between)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
+    """Whether the writer that left this temp file is gone, never touching another process.
+
+    POSIX: the file is ours (same user) and its writer's pid is not alive (signal 0 tests, sends nothing).
+    Elsewhere (Windows) signal 0 is CTRL_C_EVENT and files have no owner uid: a temp file is stale once it
+    is STALE_TEMP_SECONDS old (a writer holds its temp file for milliseconds).
+    """
+    info = os.stat(path)
+    geteuid = getattr(os, "geteuid", None)
+    if os.name != "posix" or geteuid is None:
+        return time.time() - info.st_mtime > STALE_TEMP_SECONDS
+    if info.st_uid != geteuid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except PermissionError:  # someone else's live process
+        return False
+    except (OSError, OverflowError, ValueError):
+        return True
+    return False
+
+
+def remove_stale_temp_files(path: bytes) -> None:
+    """Temp files beside ``path`` left by a writer killed before its rename (P6): ours, and their writer gone."""
+    directory, base = os.path.split(path)
+    prefix = b"." + base + TEMP_MARKER
+    try:
+        names = os.listdir(directory or b".")
+    except OSError:
+        return
+    for name in names:
+        pid_text = name[len(prefix) :]
+        if not (name.startswith(prefix) and pid_text.isdigit()):
+            continue
+        temp = os.path.join(directory or b".", name)
+        try:
+            if _writer_is_gone(temp, pid_text):
+                os.unlink(temp)
+        except OSError:  # gone meanwhile, or (Windows) still open in its writer
+            pass
+
+
+def write_atomically(
+    path: bytes,
+    data: bytes,
+    mode: "Optional[int]" = None,
+    owner: "Optional[Tuple[int, int]]" = None,
+    new_mode: int = 0o666,
+) -> None:
+    """Replace ``path`` by a complete file holding ``data`` (P6, N9): temp file, fsync, rename, fsync dir.
+
+    The temp file ``.<name>.sage-flags-tmp.<pid>`` is created exclusively beside ``path`` (a planted link is
+    never followed). ``mode`` None: a new file, ``new_mode`` less the umask; otherwise these permission bits
+    (the old file's). ``owner``: the old file's (uid, gid), given back where the caller may (root; a group
+    the caller is in). Raises OSError; the temp file is gone then.
+    """
+    directory = os.path.dirname(path) or b"."
+    remove_stale_temp_files(path)
+    temp = os.path.join(directory, b"." + os.path.basename(path) + TEMP_MARKER + str(os.getpid()).encode("ascii"))
+    fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13
+    fchown = getattr(os, "fchown", None)  # POSIX only
+    try:
+        try:
+            os.unlink(temp)  # ours by name, so a leftover of a dead process that had our pid
+        except FileNotFoundError:
+            pass
+        fd = os.open(temp, _WRITE_FLAGS, new_mode if mode is None else 0o600)
+        try:
+            if owner is not None and fchown is not None:
+                _give_back_owner(fd, owner, fchown)
+            if mode is not None and fchmod is not None:
+                fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if mode is not None and fchmod is None:
+            os.chmod(temp, mode)  # Windows: only the read-only attribute exists
+        os.replace(temp, path)  # os.rename would refuse an existing target on Windows
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    if os.name != "posix":  # a directory cannot be opened for fsync on Windows; NTFS journals the rename
+        return
+    try:  # make the rename itself durable; a directory that cannot be fsynced is not an error
+        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+def _give_back_owner(fd: int, owner: "Tuple[int, int]", fchown: "Callable[[int, int, int], None]") -> None:
+    """The old file's owner and group on the temp file, as far as the caller may set them (before the
+    permission bits: chown clears set-id bits)."""
+    info = os.fstat(fd)
+    if (info.st_uid, info.st_gid) == owner:
+        return
+    for uid, gid in (owner, (-1, owner[1])):
+        try:
+            fchown(fd, uid, gid)
+            return
+        except OSError:  # not root: the owner cannot be given away; the group only to one of ours
+            continue

@@ -21,14 +21,13 @@ import json
 import os
 import re
 import stat
-import time
 
 from sage_flags._vocab import MODES, VALUE_MODES
 from sage_flags.reference import READ_FLAGS, read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+    from typing import Dict, List, Optional, Sequence, Tuple, Union
 
     from sage_flags.reference import ParseResult
 
@@ -40,14 +39,12 @@ DELIMITER = b"---"
 FLAGS_KEY = b"flags"
 BLANKS = b" \t"  # what YAML lets stand between tokens on a line
 NEW_BLOCK_INDENT = b"  "
-TEMP_MARKER = b".sage-flags-tmp."  # temp files: .<manifest name>.sage-flags-tmp.<pid>
 # P1: persist's stdin holds one contract line. The longest line parse prints for one argv item (128 KiB on
 # Linux, every byte escaped as \u00XX: 768 KiB) fits; anything longer is status 2, read no further.
 MAX_LINE_BYTES = 1 << 20
 # P4: a plain value token may not start with these YAML indicators (a quoted, flow, block, anchored,
 # aliased, tagged or reserved value); "-", "?" and ":" only when alone.
 _INDICATORS = b"[]{}#&*!|>'\"%@`,"
-STALE_TEMP_SECONDS = 600  # where a writer's pid cannot be tested (Windows), its temp file's age decides
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
 NOTE = "{flag} overrides {key}: {recorded} recorded in the manifest."
@@ -660,115 +657,16 @@ def read_frontmatter_prefix(path: bytes) -> bytes:
         os.close(fd)
 
 
-def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
-    """Whether the persist that left this temp file is gone, never touching another process.
-
-    POSIX: the file is ours (same user) and its writer's pid is not alive (signal 0 tests, sends nothing).
-    Elsewhere (Windows) signal 0 is CTRL_C_EVENT and files have no owner uid: a temp file is stale once it
-    is STALE_TEMP_SECONDS old (a persist holds its temp file for milliseconds).
-    """
-    info = os.stat(path)
-    geteuid = getattr(os, "geteuid", None)
-    if os.name != "posix" or geteuid is None:
-        return time.time() - info.st_mtime > STALE_TEMP_SECONDS
-    if info.st_uid != geteuid():
-        return False
-    try:
-        os.kill(int(pid_text), 0)
-    except PermissionError:  # someone else's live process
-        return False
-    except (OSError, OverflowError, ValueError):
-        return True
-    return False
-
-
-def _remove_stale_temp_files(directory: bytes, base: bytes) -> None:
-    """Temp files left by a persist killed before its rename (P6): ours, and their writer is gone."""
-    prefix = b"." + base + TEMP_MARKER
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for name in names:
-        pid_text = name[len(prefix) :]
-        if not (name.startswith(prefix) and pid_text.isdigit()):
-            continue
-        path = os.path.join(directory, name)
-        try:
-            if _writer_is_gone(path, pid_text):
-                os.unlink(path)
-        except OSError:  # gone meanwhile, or (Windows) still open in its writer
-            pass
-
-
-# Windows: no O_CLOEXEC (handles are not inherited anyway), O_BINARY or LF would be written as CRLF.
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
 def write_atomically(
     path: bytes, data: bytes, mode: "Optional[int]", owner: "Optional[Tuple[int, int]]" = None
 ) -> None:
-    """Replace ``path`` by a complete file holding ``data`` (P6): temp file, fsync, rename, fsync dir.
+    """Replace ``path`` by a complete file holding ``data``: the one atomic write (P6, ``_io.write_atomically``)."""
+    from sage_flags import _io
 
-    ``mode`` None: a new file (0666 less the umask); otherwise the old file's permission bits. ``owner``:
-    the old file's (uid, gid), given back where the caller may (root; a group the caller is in).
-    """
-    directory, base = os.path.split(path)
-    directory = directory or b"."
-    _remove_stale_temp_files(directory, base)
-    temp = os.path.join(directory, b"." + base + TEMP_MARKER + str(os.getpid()).encode("ascii"))
-    fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13
-    fchown = getattr(os, "fchown", None)  # POSIX only
     try:
-        try:
-            os.unlink(temp)  # ours by name, so a leftover of a dead process that had our pid
-        except FileNotFoundError:
-            pass
-        fd = os.open(temp, _WRITE_FLAGS, 0o666)
-        try:
-            if owner is not None and fchown is not None:
-                _give_back_owner(fd, owner, fchown)
-            if mode is not None and fchmod is not None:
-                fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if mode is not None and fchmod is None:
-            os.chmod(temp, mode)  # Windows: only the read-only attribute exists
-        os.replace(temp, path)  # os.rename would refuse an existing target on Windows
+        _io.write_atomically(path, data, mode, owner)
     except OSError as error:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
         raise UnsafeManifest("cannot write the manifest: %s" % error.strerror) from None
-    if os.name != "posix":  # a directory cannot be opened for fsync on Windows; NTFS journals the rename
-        return
-    try:  # make the rename itself durable; a directory that cannot be fsynced is not an error
-        dir_fd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
-
-
-def _give_back_owner(fd: int, owner: "Tuple[int, int]", fchown: "Callable[[int, int, int], None]") -> None:
-    """The old file's owner and group on the temp file, as far as the caller may set them (before the
-    permission bits: chown clears set-id bits)."""
-    info = os.fstat(fd)
-    if (info.st_uid, info.st_gid) == owner:
-        return
-    for uid, gid in (owner, (-1, owner[1])):
-        try:
-            fchown(fd, uid, gid)
-            return
-        except OSError:  # not root: the owner cannot be given away; the group only to one of ours
-            continue
 
 
 def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]") -> None:
