@@ -37,8 +37,9 @@ def _load_hook_commands():
     return module
 
 
-# The Codex hook's command, in one place shared with the package (docs/SPEC.md K9).
-codex_hook_command = _load_hook_commands().codex_hook_command
+# The hooks' commands, in one place shared with the package (docs/SPEC.md K9).
+HOOK_COMMANDS = _load_hook_commands()
+codex_hook_command = HOOK_COMMANDS.codex_hook_command
 
 Modes = List[Tuple[str, str]]
 HEADER = "generated from spec/flags.toml by tools/generate.py (make generate); do not edit"
@@ -575,13 +576,11 @@ def _hooks_file(event: str, handler: dict, matcher: Optional[str] = None) -> Cal
 
 
 def _claude_code_hook(launcher: str) -> dict:
-    """Exec form (no shell between the harness and the launcher; docs/SPEC.md K9)."""
-    config = "${CLAUDE_PROJECT_DIR}/.sage/config.yaml"
-    return {"command": launcher, "args": ["hook", "claude-code", "--config-path", config]}
+    """Exec form (no shell between the harness and the launcher; docs/SPEC.md K9): hook_commands' forms."""
+    return {"command": launcher, "args": list(HOOK_COMMANDS.CLAUDE_CODE_ARGS)}
 
 
-PROJECT_LAUNCHER = "${CLAUDE_PROJECT_DIR}/sage/bin/sage-flags"
-PLUGIN_LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/sage/bin/sage-flags"
+PROJECT_LAUNCHER, PLUGIN_LAUNCHER = HOOK_COMMANDS.CLAUDE_CODE_LAUNCHERS
 # Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (SPEC.md K9, IMPLEMENTATION.md D26).
 HOOK_DIR = "sage/core/flag_parser/hooks"
 

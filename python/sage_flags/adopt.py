@@ -9,9 +9,10 @@ under ``sage/``, which ``sage update`` deletes and copies again):
 - the prompt hook in ``.claude/settings.json`` (the file a team commits; never ``settings.local.json``, which
   Sage rewrites), and in ``.codex/hooks.json`` where the project has ``.codex/``.
 
-Everything is checked before anything is written: a file it cannot edit safely (invalid JSON, unreadable, a
-symbolic link, a skill directory that is not ours) is left byte for byte, with status 3 and one stderr line.
-A second run changes nothing. Writes are atomic (a temporary file in the same directory, then a rename).
+Everything is checked before anything is written: a file it cannot edit safely (not strict JSON, unreadable,
+a symbolic link, not a regular file, too large, a skill directory that is not ours) is left byte for byte,
+with status 3 and one stderr line. Settings are edited in place (``_settings_edit``: every byte outside our
+handler kept). A second run changes nothing. Writes are the one atomic write (``_io.write_atomically``).
 """
 
 import json
@@ -19,13 +20,25 @@ import os
 import re
 import sys
 
-from sage_flags import _vocab
+from sage_flags import _io, _settings_edit, _vocab
 from sage_flags._io import OK, UsageError, _write
-from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_hook_command
+from sage_flags._strict_json import NotStrictJson
+from sage_flags.hook_commands import (
+    ADOPTED_WRAPPER,
+    CLAUDE_CODE_ARGS,
+    CLAUDE_CODE_LAUNCHERS,
+    codex_commands_ever_written,
+    codex_hook_command,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence, Tuple
+    from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+    from sage_flags._settings_edit import Form
+
+    # (relative path, content, mode to keep or None for a new file, owner to keep, a new file's mode)
+    Write = Tuple[str, bytes, Optional[int], Optional[Tuple[int, int]], int]
 
 REFUSED = 3  # N4: nothing written (D19's status)
 SKILL_DIR = ".claude/skills/flag-parser"
@@ -34,9 +47,8 @@ SETTINGS = ".claude/settings.json"
 CODEX_HOOKS = ".codex/hooks.json"
 NO_VERSION_LAYOUT = "1.1-layout"  # N2: the release a project with sage/core/flag_parser/ and no sage/VERSION has
 RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
-# N5: what marks a hook entry as ours (a re-adoption replaces it in place; nothing else is touched): the wrapper,
-# or the vendored launcher running `hook` (the shipped K9 files: Claude Code's exec form, Codex's script).
-OUR_MARKS = (WRAPPER, "sage/bin/sage-flags hook", "sage/bin/sage-flags\u0000hook", 'sage/bin/sage-flags" hook')
+SETTINGS_LIMIT = 1 << 20  # N4: a settings or hooks file over 1 MiB is refused, never read on
+SKILL_FILE_LIMIT = 1 << 20  # N7: a skill file adopt compares is read no further than this
 CLAUDE_MATCHER = "^(sage:)?(build|architect)$"  # K3: the workflows' commands, and a Sage plugin's
 HOOK_TIMEOUT = 10
 # N10: the command each Sage release's /build and /architect run to read their flags (no quote, no backslash).
@@ -124,11 +136,12 @@ def missing_notice() -> str:
 
 
 def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]":
-    """N7: every file of the adopted skill directory: relative path -> (content, mode)."""
+    """N7: every file of the adopted skill directory: relative path -> (content, the mode a new file gets before
+    the umask: 0666, the wrapper 0777; N9)."""
     from sage_flags._skill import FILES
 
-    files = {rel: (text.encode("utf-8"), 0o644) for rel, text in FILES.items()}
-    files["scripts/sage-flags"] = (wrapper_text(vocabulary, release).encode("utf-8"), 0o755)
+    files = {rel: (text.encode("utf-8"), 0o666) for rel, text in FILES.items()}
+    files["scripts/sage-flags"] = (wrapper_text(vocabulary, release).encode("utf-8"), 0o777)
     return files
 
 
@@ -146,108 +159,74 @@ def _safe_path(root: str, rel: str) -> str:
     return path
 
 
-def _no_duplicates(pairs: "List[Tuple[str, object]]") -> dict:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError("a key appears twice")
-    return dict(pairs)
-
-
-def read_json_object(root: str, rel: str) -> "Tuple[Optional[dict], Optional[bytes]]":
-    """N4: (the object, its bytes), (None, None) when absent; anything else we could not keep whole refuses."""
-    path = _safe_path(root, rel)
-    if not os.path.lexists(path):
-        return None, None
+def read_file(root: str, rel: str, limit: int) -> "Optional[Tuple[bytes, os.stat_result]]":
+    """N9: look before reading: REL's bytes and stat, None when absent; a link (on the way or at the end), a
+    FIFO, a device, a directory or a file over LIMIT bytes refuses, unread (opened without blocking)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise Refusal("cannot read %s (%s); left untouched" % (rel, error.strerror)) from None
+        return _io.read_regular_file(_safe_path(root, rel), limit, rel)
+    except _io.UnsafeFile as error:
+        raise Refusal("%s; left untouched" % error) from None
+
+
+# N5: the Codex commands adopt and the shipped K9 file wrote before K9's template: adopt's first (the root from
+# git, a notice when the wrapper is missing) and K9's first file (a relative launcher path).
+_RETIRED_CODEX = (
+    'r=$(git rev-parse --show-toplevel 2>/dev/null) || r=.; w="$r/%s"; if [ -f "$w" ]; then exec sh "$w"'
+    ' --vocabulary %s hook codex --config-path "$r/.sage/config.yaml"; fi;'
+    " printf '%%s\\n' '%s'"
+)
+_FIRST_SHIPPED_CODEX = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
+
+
+def forms_ever_written() -> "FrozenSet[Form]":
+    """N5's closed list: (command, args) of every handler adopt or a shipped K9 file has ever written, for
+    every vocabulary (and none, where a form has none). A handler is ours when it is exactly one of these."""
+    commands = [claude_command(name) for name in VOCABULARIES]
+    commands += codex_commands_ever_written()
+    commands += [_RETIRED_CODEX % (WRAPPER, name, missing_notice()) for name in VOCABULARIES]
+    commands.append(_FIRST_SHIPPED_CODEX)
+    forms = {(command, None) for command in commands}
+    return frozenset(forms | {(launcher, CLAUDE_CODE_ARGS) for launcher in CLAUDE_CODE_LAUNCHERS})
+
+
+def settings_plan(root: str, rel: str, event: str, group: dict) -> "Optional[Tuple[bytes, Optional[int], object]]":
+    """N4/N5: (the new bytes, the mode to keep, the owner to keep) of REL with our handler, None when REL
+    already holds exactly it; Refusal (nothing written) for a file we cannot edit in place."""
+    found = read_file(root, rel, SETTINGS_LIMIT)
+    if found is None:
+        return _settings_edit.new_file(event, group), None, None
+    data, info = found
     try:
-        value = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except (ValueError, RecursionError):
-        raise Refusal("%s is not valid JSON (or has a key twice); left untouched" % rel) from None
-    if not isinstance(value, dict):
-        raise Refusal("%s is not a JSON object; left untouched" % rel)
-    hooks = value.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(isinstance(entries, list) for entries in hooks.values()):
-        raise Refusal('%s: its "hooks" is not an object of lists; left untouched' % rel)
-    return value, data
-
-
-def _is_ours(entry: object) -> bool:
-    if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
-        return False
-    for handler in entry["hooks"]:
-        if isinstance(handler, dict):
-            text = "\0".join([str(handler.get("command", ""))] + [str(arg) for arg in handler.get("args", []) or []])
-            if any(mark in text for mark in OUR_MARKS):
-                return True
-    return False
-
-
-def register(settings: "Optional[dict]", event: str, entry: dict) -> dict:
-    """N5: SETTINGS with ENTRY as the one hook of ours under EVENT: an entry of ours already there (under any
-    event) is replaced in place, or removed where EVENT has it; every other key and hook keeps its place."""
-    result = dict(settings or {})
-    hooks = dict(result.get("hooks", {}))
-    placed = False
-    for name in list(hooks):
-        kept = []
-        for item in hooks[name]:
-            if not _is_ours(item):
-                kept.append(item)
-            elif name == event and not placed:
-                kept.append(entry)
-                placed = True
-        hooks[name] = kept
-    if not placed:
-        hooks[event] = [*hooks.get(event, []), entry]
-    result["hooks"] = hooks
-    return result
-
-
-def json_bytes(value: dict) -> bytes:
-    """Sage's own form for .claude/settings.json (json.dump with indent=2), non-ASCII kept as it is."""
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Writing
-
-
-def write_atomically(path: str, data: bytes, mode: int) -> None:
-    """N9: a temporary file beside PATH (created exclusively: no planted link is followed), then a rename."""
-    import tempfile
-
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=".sage-flags-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
-def _current_bytes(path: str) -> "Optional[bytes]":
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
+        updated = _settings_edit.register(data, event, group, forms_ever_written())
+    except NotStrictJson as error:
+        raise Refusal("%s %s; left untouched" % (rel, error)) from None
+    if updated == data:
         return None
+    return updated, info.st_mode & 0o7777, (info.st_uid, info.st_gid)
 
 
-def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Tuple[str, bytes, int]]]":
-    """(the report's lines, the writes: relative path, content, mode); raises Refusal before any write."""
+def _skill_writes(root: str, vocabulary: str, release: str) -> "List[Write]":
+    """N7: the skill files to write (new, changed, or a wrapper that lost its execute bit)."""
+    found = read_file(root, SKILL_DIR + "/SKILL.md", SKILL_FILE_LIMIT)
+    if os.path.lexists(os.path.join(root, SKILL_DIR)) and (found is None or b"project: sage-flags" not in found[0]):
+        raise Refusal("%s exists and is not sage-flags' skill; left untouched" % SKILL_DIR)
+    writes: List[Write] = []
+    for rel, (data, new_mode) in sorted(skill_files(vocabulary, release).items()):
+        found = read_file(root, SKILL_DIR + "/" + rel, SKILL_FILE_LIMIT)
+        if found is None:
+            writes.append((SKILL_DIR + "/" + rel, data, None, None, new_mode))
+            continue
+        old, info = found
+        mode = info.st_mode & 0o7777
+        if new_mode & 0o100 and not mode & 0o100:  # the wrapper lost its execute bits: those the umask allows
+            mode |= (0o111 & ~_io.current_umask()) | 0o100
+        if old != data or mode != info.st_mode & 0o7777:
+            writes.append((SKILL_DIR + "/" + rel, data, mode, (info.st_uid, info.st_gid), new_mode))
+    return writes
+
+
+def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write]]":
+    """(the report's lines, the writes); raises Refusal before any write."""
     release = project_release(root)
     if release is None:
         raise Refusal(
@@ -264,45 +243,28 @@ def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Tuple
         release = "unrecognised"  # as the wrapper names it: never a string that needs quoting
     shown = "a Sage 1.1 layout (no sage/VERSION)" if release == NO_VERSION_LAYOUT else "Sage " + release
     lines = ["sage-flags adopt: %s, vocabulary %s" % (shown, vocabulary)]
-    writes: List[Tuple[str, bytes, int]] = []
 
-    # The skill directory: ours (our frontmatter), or absent, or a link README once suggested (into sage/).
-    skill = os.path.join(root, SKILL_DIR)
-    _safe_path(root, ".claude/skills")
-    if os.path.islink(skill):
-        raise Refusal("%s is a symbolic link; remove it (sage-flags adopt writes the skill there itself)" % SKILL_DIR)
-    existing = _current_bytes(os.path.join(skill, "SKILL.md"))
-    if os.path.exists(skill) and (existing is None or b"project: sage-flags" not in existing):
-        raise Refusal("%s exists and is not sage-flags' skill; left untouched" % SKILL_DIR)
-    changed = []
-    for rel, (data, mode) in sorted(skill_files(vocabulary, release).items()):
-        _safe_path(root, SKILL_DIR + "/" + rel)
-        path = os.path.join(skill, rel)
-        if _current_bytes(path) != data or (os.stat(path).st_mode & 0o777) != mode:
-            writes.append((SKILL_DIR + "/" + rel, data, mode))
-            changed.append(rel)
+    writes = _skill_writes(root, vocabulary, release)
     lines.append(
-        ("  skill: %s/ (%d files written)" % (SKILL_DIR, len(changed)))
-        if changed
+        ("  skill: %s/ (%d files written)" % (SKILL_DIR, len(writes)))
+        if writes
         else "  skill: %s/ unchanged" % SKILL_DIR
     )
-
     targets = [(SETTINGS, "UserPromptExpansion", {"matcher": CLAUDE_MATCHER}, claude_command(vocabulary))]
     if os.path.isdir(os.path.join(root, ".codex")):
         targets.append((CODEX_HOOKS, "UserPromptSubmit", {}, codex_command(vocabulary)))
     else:
         lines.append("  codex: no .codex/ here, no Codex hook")
     for rel, event, head, command in targets:
-        settings, data = read_json_object(root, rel)
-        entry = {**head, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
-        updated = register(settings, event, entry)
-        if settings is not None and updated == settings:
+        group = {**head, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
+        change = settings_plan(root, rel, event, group)
+        if change is None:
             lines.append("  hook: %s unchanged (%s)" % (rel, event))
             continue
-        path = os.path.join(root, rel)
-        mode = (os.stat(path).st_mode & 0o777) if data is not None else 0o644
-        writes.append((rel, json_bytes(updated), mode))
-        lines.append("  hook: %s %s (%s, /build and /architect)" % (rel, "updated" if data else "written", event))
+        data, mode, owner = change
+        writes.append((rel, data, mode, owner, 0o666))
+        shown = "updated" if mode is not None else "written"
+        lines.append("  hook: %s %s (%s, /build and /architect)" % (rel, shown, event))
     return lines, writes
 
 
@@ -338,11 +300,16 @@ def run_adopt(items: "Sequence[bytes]") -> int:
         lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
         lines.append("  (dry run: nothing written)")
     else:
+        rels = [SETTINGS, CODEX_HOOKS] + [SKILL_DIR + "/" + rel for rel in sorted(skill_files("sage-1.1", ""))]
+        for rel in rels:  # N9: what a killed adopt left, whether or not this run writes that file
+            _io.remove_stale_temp_files(os.fsencode(os.path.join(root, rel)))
         try:
-            for rel, data, mode in writes:
-                write_atomically(os.path.join(root, rel), data, mode)
+            for rel, data, mode, owner, new_mode in writes:
+                path = os.path.join(root, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                _io.write_atomically(os.fsencode(path), data, mode, owner, new_mode)
         except OSError as error:
-            sys.stderr.write("sage-flags: adopt: cannot write %s (%s)\n" % (error.filename or "", error.strerror))
+            sys.stderr.write("sage-flags: adopt: cannot write %s (%s)\n" % (error.filename or rel, error.strerror))
             return REFUSED
         if not writes:
             lines.append("  nothing to do: already adopted")

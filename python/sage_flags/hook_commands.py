@@ -10,7 +10,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional
+    from typing import List, Optional
 
 # A vocabulary's name as the command may carry it: written into the script as is, so no quoting is needed.
 VOCABULARY_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -45,3 +45,18 @@ def codex_hook_command(vocabulary: "Optional[str]" = None, adopted: bool = False
     test, runner, program = ("-f", "sh ", ADOPTED_WRAPPER) if adopted else ("-x", "", LAUNCHER)
     script = _CODEX_SCRIPT.format(vocabulary=option, test=test, runner=runner, program=program)
     return "/bin/sh -c '" + script + "'"
+
+
+def codex_commands_ever_written() -> "List[str]":
+    """Every Codex `command` K9's template has written (docs/SPEC.md N5's closed list): the shipped form and
+    adopt's, without a vocabulary and with each one this build carries. Provisional: today's template only."""
+    from sage_flags._vocab import NAMES
+
+    return [codex_hook_command(name, adopted) for name in (None, *NAMES) for adopted in (False, True)]
+
+
+# K9's Claude Code files: the exec form (no shell between the harness and the launcher), in a project's
+# settings and in a plugin's hooks.json. tools/generate.py writes the shipped files from these; adopt knows
+# them as ours (N5).
+CLAUDE_CODE_LAUNCHERS = ("${CLAUDE_PROJECT_DIR}/" + LAUNCHER, "${CLAUDE_PLUGIN_ROOT}/" + LAUNCHER)
+CLAUDE_CODE_ARGS = ("hook", "claude-code", "--config-path", "${CLAUDE_PROJECT_DIR}/.sage/config.yaml")
