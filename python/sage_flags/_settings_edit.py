@@ -117,7 +117,7 @@ class _Style:
         self.data = data
         first = data.find(b"\n")
         self.newline = "\r\n" if first > 0 and data[first - 1 : first] == b"\r" else "\n"
-        self.inline = first < 0  # a file on one line gets what it holds: one line
+        self.inline = b"\n" not in data[root.start : root.end]  # an object on one line gets what it holds: one line
         self.unit = DEFAULT_INDENT
         if root.members and self._block(root):
             self.unit = self.line_indent(root.members[0][1]) or DEFAULT_INDENT

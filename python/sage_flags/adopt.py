@@ -207,11 +207,15 @@ def settings_plan(root: str, rel: str, event: str, group: dict) -> "Optional[Tup
 
 def _skill_writes(root: str, vocabulary: str, release: str) -> "List[Write]":
     """N7: the skill files to write (new, changed, or a wrapper that lost its execute bit)."""
+    files = skill_files(vocabulary, release)
     found = read_file(root, SKILL_DIR + "/SKILL.md", SKILL_FILE_LIMIT)
-    if os.path.lexists(os.path.join(root, SKILL_DIR)) and (found is None or b"project: sage-flags" not in found[0]):
-        raise Refusal("%s exists and is not sage-flags' skill; left untouched" % SKILL_DIR)
+    if os.path.lexists(os.path.join(root, SKILL_DIR)):
+        ours = b"project: sage-flags" in found[0] if found else _only_ours(os.path.join(root, SKILL_DIR), files)
+        if not ours:
+            raise Refusal("%s exists and is not sage-flags' skill; left untouched" % SKILL_DIR)
     writes: List[Write] = []
-    for rel, (data, new_mode) in sorted(skill_files(vocabulary, release).items()):
+    # SKILL.md last: it says the directory is ours, so an adopt killed before it leaves only files of ours.
+    for rel, (data, new_mode) in sorted(files.items(), key=lambda item: (item[0] == "SKILL.md", item[0])):
         found = read_file(root, SKILL_DIR + "/" + rel, SKILL_FILE_LIMIT)
         if found is None:
             writes.append((SKILL_DIR + "/" + rel, data, None, None, new_mode))
@@ -223,6 +227,21 @@ def _skill_writes(root: str, vocabulary: str, release: str) -> "List[Write]":
         if old != data or mode != info.st_mode & 0o7777:
             writes.append((SKILL_DIR + "/" + rel, data, mode, (info.st_uid, info.st_gid), new_mode))
     return writes
+
+
+def _only_ours(skill: str, files: "Dict[str, Tuple[bytes, int]]") -> bool:
+    """A skill directory without SKILL.md (an adopt killed before writing it) is ours when it holds nothing but
+    our files and our temporary files, in our folders, and no link."""
+    for folder, dirs, names in os.walk(skill):
+        rel_folder = os.path.relpath(folder, skill)
+        for name in names + dirs:
+            rel = name if rel_folder == "." else rel_folder + "/" + name
+            if os.path.islink(os.path.join(folder, name)):
+                return False
+            mine = rel in files or any(key.startswith(rel + "/") for key in files)
+            if not (mine or (name.startswith(".") and _io.TEMP_MARKER.decode() in name)):
+                return False
+    return True
 
 
 def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write]]":
