@@ -208,6 +208,9 @@ def settings_plan(root: str, rel: str, event: str, group: dict) -> "Optional[Tup
 def _skill_writes(root: str, vocabulary: str, release: str) -> "List[Write]":
     """N7: the skill files to write (new, changed, or a wrapper that lost its execute bit)."""
     files = skill_files(vocabulary, release)
+    _safe_path(root, ".claude/skills")
+    if os.path.islink(os.path.join(root, SKILL_DIR)):
+        raise Refusal("%s is a symbolic link; remove it (sage-flags adopt writes the skill there itself)" % SKILL_DIR)
     found = read_file(root, SKILL_DIR + "/SKILL.md", SKILL_FILE_LIMIT)
     if os.path.lexists(os.path.join(root, SKILL_DIR)):
         ours = b"project: sage-flags" in found[0] if found else _only_ours(os.path.join(root, SKILL_DIR), files)
