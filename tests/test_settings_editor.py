@@ -18,6 +18,9 @@ from sage_flags.adopt import CLAUDE_MATCHER, claude_command, forms_ever_written
 from sage_flags.hook_commands import CLAUDE_CODE_ARGS, CLAUDE_CODE_LAUNCHERS, codex_hook_command
 
 FORMS = forms_ever_written()
+# Deterministic (the same examples every run: a failure is a bug to find, never a flake) and no deadline (the
+# machine is shared).
+PROPERTY = settings(deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 EVENT = "UserPromptExpansion"
 HANDLER = {"type": "command", "command": claude_command("sage-1.3.18"), "timeout": 10}
 GROUP = {"matcher": CLAUDE_MATCHER, "hooks": [HANDLER]}
@@ -55,12 +58,14 @@ json_values = st.recursive(
 )
 
 
+@PROPERTY
 @given(json_values, st.sampled_from([None, 0, 1, 4, "\t"]), st.booleans())
 def test_the_scanner_reads_what_json_reads(value, indent, ascii_only):
     text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
     assert to_python(scan(text.encode("utf-8"))) == json.loads(text)
 
 
+@PROPERTY
 @given(json_values)
 def test_every_span_is_its_values_bytes(value):
     data = json.dumps({"k": value}, indent=2, ensure_ascii=False).encode("utf-8")
@@ -167,7 +172,7 @@ def without_ours(value: dict) -> dict:
     return {**rest, "hooks": hooks} if hooks else rest
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(PROPERTY, max_examples=300)
 @given(settings_docs, st.sampled_from([None, 2, 4, "\t"]), st.booleans(), st.booleans())
 def test_the_editor_keeps_everything_but_ours(value, indent, crlf, final_newline):
     text = json.dumps(value, indent=indent, ensure_ascii=False) + ("\n" if final_newline else "")
