@@ -99,6 +99,12 @@ def test_what_json_does_not_allow_is_refused(data, why):
         scan(data)
 
 
+def test_a_refusal_is_one_line_whatever_the_key():
+    with pytest.raises(NotStrictJson) as refusal:
+        scan(b'{"a\\nb\\u2028\\u0000": 1, "a\\nb\\u2028\\u0000": 2}')
+    assert str(refusal.value).isascii() and str(refusal.value).isprintable(), refusal.value
+
+
 def test_depth_at_the_bound_is_read_and_escapes_are_decoded():
     deepest = b"[" * MAX_DEPTH + b"]" * MAX_DEPTH
     assert scan(deepest).kind == "array"

@@ -7,6 +7,7 @@ line saying what and where. ``json`` (Python's) accepts NaN, Infinity and lone s
 spans, so it cannot be that editor's reader.
 """
 
+import json
 import re
 
 TYPE_CHECKING = False
@@ -204,6 +205,5 @@ class _Scanner:
 
 
 def _quoted(name: str) -> str:
-    """A key for the one stderr line: ASCII, no line break, short."""
-    text = name if len(name) <= 40 else name[:40] + "..."
-    return '"%s"' % text.encode("ascii", "backslashreplace").decode("ascii").replace('"', '\\"')
+    """A key for the one stderr line: as JSON writes it in ASCII (no line break, no control character), short."""
+    return json.dumps(name if len(name) <= 40 else name[:40] + "...")
