@@ -226,7 +226,9 @@ def test_not_strict_json_is_refused_in_one_line_and_left_untouched(adopt, tmp_pa
 # Item 6: look before reading
 
 
-@pytest.mark.parametrize("where", [SETTINGS, ".codex/hooks.json", SKILL_DIR + "/SKILL.md", WRAPPER])
+@pytest.mark.parametrize(
+    "where", [SETTINGS, ".codex/hooks.json", SKILL_DIR + "/SKILL.md", SKILL_DIR + "/references/examples.md", WRAPPER]
+)
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_a_fifo_is_refused_promptly_never_read(adopt, tmp_path, where, dry_run):
     root = sage_project(tmp_path)
@@ -249,6 +251,19 @@ def test_a_skill_file_linked_to_dev_zero_is_refused_unread(adopt, tmp_path, dry_
     done = adopt(root, *(["--dry-run"] if dry_run else []))
     refused(done, SKILL_DIR + "/SKILL.md")
     assert b"symbolic link" in done.stderr
+
+
+def test_a_skill_directory_an_interrupted_adopt_left_is_finished(adopt, tmp_path):
+    """Only our files, SKILL.md not yet written (it is written last): ours, so the next run completes it."""
+    root = sage_project(tmp_path)
+    (root / SKILL_DIR / "references").mkdir(parents=True)
+    (root / SKILL_DIR / "references/examples.md").write_text("half")
+    done = adopt(root)
+    assert done.returncode == 0, done
+    assert b"project: sage-flags" in (root / SKILL_DIR / "SKILL.md").read_bytes()
+    (root / SKILL_DIR / "SKILL.md").unlink()
+    (root / SKILL_DIR / "notes.txt").write_text("someone else's")
+    refused(adopt(root), SKILL_DIR)
 
 
 # Issue 42: one atomic write (persist's guarantees)
