@@ -3,7 +3,8 @@
 One place for it: tools/generate.py writes the shipped ``sage/core/flag_parser/hooks/codex/hooks.json`` from
 ``codex_hook_command()``, and ``sage-flags adopt`` writes a project's ``.codex/hooks.json`` from
 ``codex_hook_command(NAME, adopted=True)`` (docs/SPEC.md N5): one template, two programs.
-Imports nothing of the package (tools/generate.py loads this file by path, before ``_vocab.py`` exists).
+Imports nothing of the package at import time (tools/generate.py loads this file by path, before ``_vocab.py``
+exists); ``codex_commands_ever_written`` reads the vocabulary names when called.
 """
 
 import re
