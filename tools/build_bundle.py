@@ -27,7 +27,7 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterable, Iterator, List, Tuple
 
 import tomllib
 from skill_variants import SKILL_DIR, sage_contract_skill
@@ -150,16 +150,21 @@ def bundle_name(vocabulary: str, version: str) -> str:
     return "sage-flags-%s-%s.tar.gz" % (vocabulary, version)
 
 
-def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
+def bundle_files(vocabulary: str, vendored: Iterable[Tuple[str, bytes, bool]]) -> Dict[str, Tuple[bytes, bool]]:
+    """Archive name -> (content, executable) of every file of ``vocabulary``'s bundle, ``vendored`` the package's
+    files under VENDOR (vendored_files of the pure wheel; tests lay python/sage_flags's, which the test of the
+    bundle holds equal to the wheel's, without building it)."""
     build_of = generate.load_build(ROOT)
     rendered = generate.outputs(ROOT, build_of.with_default(vocabulary))
     if vocabulary != build_of.default.name:  # the repository's examples are the default's, checked by the tests
         rendered[EXAMPLES] = rerun_examples(EXAMPLES.read_text(encoding="utf-8"), vocabulary)
-    files: Dict[str, Tuple[bytes, bool]] = {}
-    for name, data, executable in [*sage_files(rendered), *vendored_files(pure_wheel)]:
-        files[name] = (data, executable)
+    return {name: (data, executable) for name, data, executable in [*sage_files(rendered), *vendored]}
+
+
+def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
+    files = bundle_files(vocabulary, vendored_files(pure_wheel))
 
     def info(name: str, mode: int, kind: bytes = tarfile.REGTYPE, size: int = 0) -> tarfile.TarInfo:
         entry = tarfile.TarInfo(name)
