@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
-from artifacts import clean_env, fresh_venv, package_sources
+from artifacts import VOCABULARY_NAMES, clean_env, fresh_venv, package_sources
 
 from parity.layers import ROOT
 from parity.optional import missing
@@ -181,3 +181,39 @@ def test_sages_own_flag_parser_tests_pass(sage_projects, python_without_sage_fla
     assert after.returncode == 0, after.stdout.decode()[-3000:]
     passed = [done.stdout.splitlines()[-1].split(b" passed")[0] for done in (before, after)]
     assert passed[0] == passed[1] and int(passed[0]) >= 40, passed
+
+
+NAMES_IN_EVERY_VOCABULARY = r"""
+import json
+from core.flag_parser import parser
+from sage_flags._vocab import MODES
+print(json.dumps({
+    "e1": parser.parse("--foo").error,
+    "supported": parser.SUPPORTED_FOR_ERROR,
+    "to_key": parser.FLAG_TO_KEY,
+    "sets": [sorted(parser.POSITIVE_FLAGS), sorted(parser.NEGATIVE_FLAGS), sorted(parser.ALL_FLAGS)],
+    "modes": MODES,
+}))
+"""
+
+
+@pytest.mark.parametrize("vocabulary", VOCABULARY_NAMES)
+def test_the_names_follow_the_vocabulary(vocabulary: str) -> None:
+    """N8.1 in every vocabulary's bundle (the same drop-in, here from the checkout's sage/): FLAG_TO_KEY maps each
+    mode's two flags to its key, the sets split them, and SUPPORTED_FOR_ERROR joined is E1's list."""
+    done = subprocess.run(
+        [sys.executable, "-B", "-c", NAMES_IN_EVERY_VOCABULARY],
+        capture_output=True,
+        cwd=ROOT / "sage",
+        env=clean_env(SAGE_FLAGS_VOCABULARY=vocabulary),
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    found = json.loads(done.stdout)
+    expected = {flag: key for key, name in found["modes"] for flag in ("--" + name, "--no-" + name)}
+    assert found["to_key"] == expected and list(found["to_key"]) == list(expected)
+    positive, negative, every = found["sets"]
+    assert positive == sorted(f for f in expected if not f.startswith("--no-")) and every == sorted(expected)
+    assert negative == sorted(f for f in expected if f.startswith("--no-"))
+    assert found["e1"] == "Unknown flag '--foo'. Supported flags: %s." % ", ".join(found["supported"])
+    assert len(found["supported"]) == len(found["modes"])
