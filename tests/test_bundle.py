@@ -23,6 +23,7 @@ import interpreters
 import pytest
 import yaml
 from artifacts import (
+    VOCABULARY_NAMES,
     Artifacts,
     CleanLayer,
     artifacts,
@@ -37,6 +38,7 @@ from skill_files import SKILL_DIR, skill_files
 from parity.layers import BASH_COMMANDS, COMMANDS, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
+import build_bundle
 import generate
 import skill_variants
 
@@ -118,6 +120,16 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
         assert stat.S_IMODE(member.mode) == (0o755 if executable else 0o644), name
         assert (member.uid, member.gid, member.mtime) == (0, 0, members[VENDOR + "cli.py"].mtime), name
     assert members["sage/bin/sage-flags"].mode & 0o111
+
+
+@pytest.mark.parametrize("vocabulary", sorted(VOCABULARY_NAMES))
+def test_bundle_files_lists_exactly_what_the_bundle_holds(built: Artifacts, vocabulary: str) -> None:
+    """tools/build_bundle.py's bundle_files with python/sage_flags's files as the vendored package (what
+    tests/test_sage_1_1_dropin.py lays over a Sage project, without `make dist`) is the archive, byte for byte."""
+    with tarfile.open(built.bundles[vocabulary]) as archive:
+        held = {m.name: (archive.extractfile(m).read(), bool(m.mode & 0o111)) for m in archive.getmembers()}
+    vendored = [(build_bundle.VENDOR + "/" + name, data, False) for name, data in package_sources().items()]
+    assert build_bundle.bundle_files(vocabulary, vendored) == held
 
 
 def test_compat_entry_runs_every_vector_on_python_alone(project: Path, bare_python: Path, tmp_path: Path) -> None:
