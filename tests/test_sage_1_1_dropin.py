@@ -151,8 +151,8 @@ CLI_ARGUMENTS = [
 
 def test_sages_cli_runs_and_answers_as_the_drop_in(sage_projects, python_without_sage_flags: str) -> None:
     """Sage 1.1.5's own core/flag_parser/cli.py (the bundle leaves it in place): `parse` prints what
-    `python3 -B -m core.flag_parser parse` prints, with the same status; `--version` names the answering
-    sage_flags's version."""
+    `python3 -B -m core.flag_parser parse` prints, with the same status (ASCII arguments: Sage's json.dumps
+    escapes what C17 writes raw); `--version` names the answering sage_flags's version."""
     _, bundled, _ = sage_projects
     config = bundled.parent / ".sage" / "config.yaml"
     config.parent.mkdir(exist_ok=True)
