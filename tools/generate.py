@@ -558,7 +558,7 @@ def skill_data(root: Path, build: Build) -> str:
 
 
 def _skill_data(root: Path, build: Build) -> str:
-    keys = [key for key, _ in build.vocabularies[0].modes]
+    keys = [key for key, _ in load_vocabulary(root / "spec" / "flags.toml").modes]  # the default's, in any build
     records = {}
     for vocab in sorted(build.vocabularies, key=lambda vocab: _version_key(vocab.name)):
         records[vocab.name] = {
