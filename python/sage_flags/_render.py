@@ -64,7 +64,7 @@ class Vocabulary:
         self.modes = [tuple(mode) for mode in record["modes"]]  # (key, dashed name)
         self.values = tuple(Value(value) for value in record["values"])
         self.outputs = record["outputs"]  # template -> [[stdout, status], ...], in the order of its commands
-        self.extra = record["extra"]  # indexes of the modes the default vocabulary does not have
+        self.extra = record["extra"]  # indexes of its modes that spec/flags.toml's vocabulary does not have
 
     def value_of(self, index: int) -> "Optional[Value]":
         return next((value for value in self.values if value.mode == index), None)
@@ -218,9 +218,11 @@ def vocabulary_example(vocab) -> str:
                 "`--%s=%s` above %d gives %d, with a note; `--%s` alone gives %d"
                 % (name, value.metavar, value.cap, value.cap, name, value.default)
             )
+    said = "This project's vocabulary also has %s%s:" % (labels, " (%s)" % "; ".join(notes) if notes else "")
     heredoc = " --stdin <<'SAGE_ARGUMENTS_7Q2F'\n> %s Ship dark mode\n> SAGE_ARGUMENTS_7Q2F\n"
     return (
-        "This project's vocabulary also has %s%s:\n\n```console\n" % (labels, " (%s)" % "; ".join(notes) * bool(notes))
+        "\n".join(_wrap(said, 78))
+        + "\n\n```console\n"
         + "$ %s parse" % PROGRAM
         + heredoc % " ".join(typed)
         + "$ %s announce build" % PROGRAM
