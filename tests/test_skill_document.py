@@ -1,7 +1,7 @@
 """The flag-parser skill as a document (issue 29, docs/SPEC.md section 18, G1-G7).
 
 A valid Agent Skill (the reference validator, skills-ref, and a plain YAML parser agree on its frontmatter); a
-lean body, within 150 lines and 8,000 bytes for the default vocabulary and for Sage 1.3's build (the generated
+lean body, within 150 lines and 8,000 bytes for the default vocabulary and for sage-1.3.18's rendering (the
 tables grow with the vocabulary); the body's order; every reference file named from the body; the hook's label
 quoted; the old path a redirect; and the exposure README documents, done in a temporary project and validated.
 """

@@ -21,7 +21,7 @@ import yaml
 from sage_flags import _render, _vocab
 from skill_files import SKILL_DIR
 from skills_ref.validator import validate
-from test_skill import parse_examples, run_example, runners
+from test_skill import layer_names, parse_examples, run_example, runners
 
 from parity.layers import PYTHON
 
@@ -151,18 +151,18 @@ def examples_of(name: str):
 
 OTHER_VOCABULARIES = [name for name in _vocab.NAMES if name != _vocab.DEFAULT]
 EXAMPLES = [(name, example) for name in OTHER_VOCABULARIES for example in examples_of(name)]
-LAYERS = ["cli-pure", "module-pure", "cli-native", "module-native", "exe", "bash"]
+LAYERS = layer_names()  # test_skill.py's: every layer, and the launcher
 
 
 @pytest.mark.parametrize("layer", LAYERS)
 @pytest.mark.parametrize("name, example", EXAMPLES, ids=[e.name.replace(" ", "-") for _, e in EXAMPLES])
 def test_a_vocabularys_examples_print_what_they_show(name: str, example, layer: str, tmp_path: Path) -> None:
-    """SPEC G6 for every vocabulary: each command of the rendering, run with that vocabulary named
-    (SAGE_FLAGS_VOCABULARY), prints exactly its output and status (test_skill.py runs the default's)."""
+    """SPEC G6 for every vocabulary: each command of the rendering, run on each layer with that vocabulary named
+    (SAGE_FLAGS_VOCABULARY, B2), prints exactly its output and status (test_skill.py runs the default's)."""
     layer_for = {}
     for step in example.steps:
         for sub in getattr(step, "subcommands", []):
-            available = {n if not n.startswith("bash") else "bash": r for n, r in runners(sub).items()}
+            available = runners(sub)
             if layer not in available:
                 pytest.skip("%s has no %s" % (layer, sub))
             argv, env = available[layer]
