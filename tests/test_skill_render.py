@@ -112,7 +112,7 @@ def test_persists_status_3_is_one_instruction(tmp_path: Path) -> None:
     skill = " ".join(files["SKILL.md"].split())
     said = skill[skill.index("`persist` echoes the line") : skill.index("**Resume**")]
     assert "When that line says recording the modes needs python3, write the `flags:` block yourself" in said
-    assert "On any other status 3" in said and "leave the file as it is and tell the person" in said
+    assert "On any other status 3, leave the file as it is and tell the person" in said
     assert "`parallel_lanes: <N>` (0 while `parallel` is off)" in said
 
 
