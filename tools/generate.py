@@ -15,6 +15,7 @@ Two kinds of output:
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import importlib.util
 import json
 import os
@@ -568,13 +569,20 @@ def _skill_data(root: Path, build: Build) -> str:
             "outputs": {},
         }
     data = {"vocabularies": records}
+    jobs = []  # (vocabulary, template, its text): each runs on its own, in threads (the time is the subprocesses')
     for name in records:
         vocab = skill_render.load(name, data)
         for rel in skill_render.TEMPLATES:
-            text = skill_render.expand(skill_render.template(rel, root / SKILL_SOURCE), vocab, "vendored")
-            printed = skill_outputs.console_outputs(skill_render, text, root, name, rel)
-            if printed:
-                records[name]["outputs"][rel] = printed
+            jobs.append(
+                (name, rel, skill_render.expand(skill_render.template(rel, root / SKILL_SOURCE), vocab, "vendored"))
+            )
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        runs = [
+            pool.submit(skill_outputs.console_outputs, skill_render, text, root, name, rel) for name, rel, text in jobs
+        ]
+        for (name, rel, _), run in zip(jobs, runs):
+            if run.result():
+                records[name]["outputs"][rel] = run.result()
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
