@@ -41,9 +41,10 @@ def console_outputs(render, text: str, root: Path, vocabulary: str, where: str) 
                 (workdir / path).parent.mkdir(parents=True, exist_ok=True)
                 (workdir / path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
             else:
-                quiet = render.QUIET in what.split("\n", 1)[0]  # run without it: its one stderr line is checked
+                quiet = render.QUIET in what.split("\n", 1)[0]
+                script = what.replace(render.QUIET, "", 1) if quiet else what  # its one stderr line is checked
                 done = subprocess.run(
-                    ["bash", "--norc", "--noprofile", "-c", what.replace(render.QUIET, "", quiet) + "\n"],
+                    ["bash", "--norc", "--noprofile", "-c", script + "\n"],
                     capture_output=True,
                     stdin=subprocess.DEVNULL,
                     cwd=workdir,
