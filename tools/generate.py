@@ -4,8 +4,12 @@
     python tools/generate.py --check    # exit 1 if any is out of date
     python tools/generate.py --root DIR # work on another copy of the repo
 
-Two kinds of output:
+Three kinds of output:
 - whole files (WHOLE_FILES below), e.g. python/sage_flags/_vocab.py;
+- the flag-parser skill (docs/SPEC.md G8): python/sage_flags/skill/vocabularies.json (every vocabulary's data,
+  with what each of the templates' example commands prints in it, run through this checkout's reference:
+  tools/skill_outputs.py) and the default vocabulary's rendering in sage/core/capabilities/orchestration/
+  flag-parser/, by the package's renderer (python/sage_flags/_render.py);
 - blocks inside hand-written files, between a line containing
   ``BEGIN GENERATED: <name>`` and one containing ``END GENERATED: <name>``
   (any comment syntax around them); every text file of the repo is scanned,
