@@ -69,7 +69,18 @@ def vector_file(vocabulary: Optional[str] = None, directory: Path = VECTOR_DIR) 
 
 
 # A line's keys in this order; other keys (a manifest, ...) after "stdin", in the order they were written.
-HEAD_KEYS = ("name", "rules", "note", "checked_against", "command", "argv", "config", "env", "stdin_from_parse", "stdin")
+HEAD_KEYS = (
+    "name",
+    "rules",
+    "note",
+    "checked_against",
+    "command",
+    "argv",
+    "config",
+    "env",
+    "stdin_from_parse",
+    "stdin",
+)
 RESULT_KEYS = ("expect", "stdout", "status")  # the hand-written expectation, then the results
 
 
