@@ -53,14 +53,12 @@ def from_bytes(data: bytes) -> Union[str, Dict[str, str]]:
 
 def default_vocabulary(root: Path = ROOT) -> str:
     """The name of the vocabulary ``root``'s spec/flags.toml holds (docs/SPEC.md B1): its vectors are the default's.
-    Read with a pattern, not tomllib: the top-level ``name`` line before the first table (Python 3.8 has no tomllib).
-    """
+    Its top-level ``name`` line, before the first table, read with a pattern (Python 3.8 has no tomllib); without
+    one, tools/generate.py's name for it, own-<file stem>."""
     text = (root / "spec" / "flags.toml").read_text(encoding="utf-8")
     top = re.split(r"^\[", text, maxsplit=1, flags=re.MULTILINE)[0]
     found = re.search(r'^name\s*=\s*"([^"\\]+)"', top, re.MULTILINE)
-    if not found:
-        raise ValueError(f"{root / 'spec' / 'flags.toml'} names no vocabulary")
-    return found.group(1)
+    return found.group(1) if found else "own-flags"
 
 
 def vector_file(vocabulary: Optional[str] = None, directory: Path = VECTOR_DIR) -> Path:
