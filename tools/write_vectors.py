@@ -12,8 +12,11 @@ name); the other vocabularies' results are written by hand (parity/README.md).
     python tools/write_vectors.py --project DIR --file DIR/parity/vectors/NAME.jsonl   # a copy's reference
 
 The config-less parse vectors and the parse lines persist's inputs name run as records of ONE batch process of
-the reference (its line is parse's stdout, its error says the status: C19, C22); every other vector runs as its
-own process (a config, an environment, stdin, a usage error, a manifest).
+the reference (its line is parse's stdout, its error says the status: C19, C22). Every other vector runs as its
+own process (a config, stdin, a usage error, a manifest): forked from this one, where the reference's command
+line is imported once (`ForkedReference`: its own stdin, stdout, stderr, directory and exit status, a fresh
+`python -m sage_flags` for a vector that sets an environment, which the interpreter reads as it starts, and
+where there is no fork).
 
 An "expect" holds "status", and for parse-like output "goal", "error" (null or the text; "{supported}" stands
 for the vocabulary's E1 list) and "modes": the modes that are not off with source null, as {key: [value,
@@ -27,13 +30,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
@@ -48,6 +52,72 @@ Results = Dict[str, object]  # a line's result keys: stdout, status, and stdin o
 
 def reference_layer(project: Path) -> Layer:
     return next(layer for layer in project_layers(project) if layer.name == "module-pure")
+
+
+class ForkedReference:
+    """The reference's command line (`sage_flags.cli.main`, pure backend) imported once into this process; each
+    run a child forked from it, with the run's stdin, stdout and stderr as its fds 0-2, its directory and its exit
+    status, as `python -m sage_flags` would run it. ``run`` is Layer.run's; a run with an environment, or where
+    there is no fork, is the real layer's process."""
+
+    def __init__(self, project: Path, layer: Layer) -> None:
+        self.layer = layer
+        self.main = None
+        if not hasattr(os, "fork"):
+            return
+        os.environ["SAGE_FLAGS_BACKEND"] = "python"
+        sys.path.insert(0, str(project / "python"))
+        cli = importlib.import_module("sage_flags.cli")
+        for target in cli.COMMANDS.values():  # the subcommands' modules, imported before any fork
+            if isinstance(target, str):
+                importlib.import_module(target.partition(":")[0])
+        self.main = cli.main
+
+    def run(
+        self,
+        command: str,
+        args: Sequence[bytes],
+        *,
+        stdin: bytes = b"",
+        env: Optional[Dict[str, str]] = None,
+        cwd: Optional[Path] = None,
+        timeout: float = 30,
+    ) -> "subprocess.CompletedProcess[bytes]":
+        if env or self.main is None:
+            return self.layer.run(command, args, stdin=stdin, env=env, cwd=cwd, timeout=timeout)
+        argv = [command.encode(), *args]
+        with tempfile.TemporaryDirectory(prefix="sage-flags-stdio-") as stdio:
+            paths = [Path(stdio, name) for name in ("stdin", "stdout", "stderr")]
+            paths[0].write_bytes(stdin)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                self._child(argv, paths, cwd, int(timeout))
+            status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            return subprocess.CompletedProcess(argv, status, paths[1].read_bytes(), paths[2].read_bytes())
+
+    def _child(self, argv: List[bytes], paths: List[Path], cwd: Optional[Path], timeout: int) -> None:
+        status = 70  # EX_SOFTWARE: this harness failed, never a status of the reference's
+        try:
+            import signal
+
+            signal.alarm(timeout)  # a hang ends the child (SIGALRM), not the tool
+            for fd, (path, flags) in enumerate(zip(paths, (os.O_RDONLY, os.O_WRONLY, os.O_WRONLY))):
+                opened = os.open(path, flags | (os.O_CREAT if fd else 0), 0o600)
+                os.dup2(opened, fd)
+                os.close(opened)
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                status = self.main(argv)
+            except SystemExit as done:
+                status = done.code if isinstance(done.code, int) else 1
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+        finally:
+            os._exit(status)
 
 
 def as_vector(data: dict) -> vectors.Vector:
@@ -80,7 +150,7 @@ def parse_lines(layer: Layer, records: List[bytes]) -> Tuple[List[Tuple[bytes, i
     return [(line, 0 if json.loads(line)["error"] is None else 1) for line in lines], done.stderr
 
 
-def run_alone(layer: Layer, data: dict, stdin: bytes, workdir: Path) -> Tuple[Results, bytes]:
+def run_alone(layer: "Layer | ForkedReference", data: dict, stdin: bytes, workdir: Path) -> Tuple[Results, bytes]:
     """The results of a vector that runs as its own process, and its stderr."""
     vector = dataclasses.replace(as_vector(data), stdin=stdin)
     results: Results = {}
@@ -167,6 +237,7 @@ def _hook_fields(stdout: bytes) -> dict:
 def compute(project: Path, lines: List[dict]) -> Tuple[Dict[str, Results], List[str]]:
     """Every line's results by name, and the problems (a vector the reference got wrong)."""
     layer = reference_layer(project)
+    forked = ForkedReference(project, layer)
     supported = supported_flags(load_vocabulary(project / "spec" / "flags.toml"))
     streamed = {d["name"]: record for d in lines for record in [as_record(d)] if record is not None}
     feeds = {d["name"]: vectors.to_bytes(d["stdin_from_parse"]) for d in lines if "stdin_from_parse" in d}
@@ -181,22 +252,19 @@ def compute(project: Path, lines: List[dict]) -> Tuple[Dict[str, Results], List[
         made[name], stderrs[name] = {"stdout": line.decode("utf-8"), "status": status}, b""
     alone = [d for d in lines if d["name"] not in parsed]
 
-    def one(data: dict) -> None:
+    for data in alone:
         name = data["name"]
         stdin = vectors.to_bytes(data.get("stdin", ""))
         if name in fed:
             stdin, status = fed[name]
             if status != 0:
                 problems.append(f"{name}: stdin_from_parse is not a clean parse (status {status})")
-                return
+                continue
         with tempfile.TemporaryDirectory(prefix="sage-flags-vector-") as tmp:
-            results, stderrs[name] = run_alone(layer, data, stdin, Path(tmp))
+            results, stderrs[name] = run_alone(forked, data, stdin, Path(tmp))
         if name in fed:
             results["stdin"] = stdin.decode("utf-8")
         made[name] = results
-
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        list(pool.map(one, alone))
     for data in (d for d in lines if d["name"] in made):
         name = data["name"]
         problems += [f"{name}: {problem}" for problem in disagreements(data, made[name], stderrs[name], supported)]
