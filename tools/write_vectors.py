@@ -9,7 +9,7 @@ name); the other vocabularies' results are written by hand (parity/README.md).
 
     python tools/write_vectors.py            # rewrite the results in place (make vectors)
     python tools/write_vectors.py --check    # exit 1 naming every vector that would change (make check-generated)
-    python tools/write_vectors.py --project DIR --file DIR/parity/vectors/NAME.jsonl   # a copy's reference
+    python tools/write_vectors.py --project DIR   # a copy's (tools/build_vocabulary.py): its reference, its file
 
 The config-less parse vectors and the parse lines persist's inputs name run as records of ONE batch process of
 the reference (its line is parse's stdout, its error says the status: C19, C22). Every other vector runs as its
@@ -299,8 +299,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--file", type=Path, help="the vector file to rewrite (default: the default vocabulary's)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a vector would change")
     args = parser.parse_args(argv)
-    path = (args.file or vectors.vector_file(vectors.default_vocabulary(args.project.resolve()))).resolve()
-    others = sorted(p.resolve() for p in vectors.VECTOR_DIR.glob("*.jsonl")) if args.file is None else []
+    project = args.project.resolve()
+    directory = project / "parity" / "vectors"
+    path = (args.file or vectors.vector_file(vectors.default_vocabulary(project), directory)).resolve()
+    others = sorted(p.resolve() for p in directory.glob("*.jsonl")) if args.file is None else []
     fatal, mended = [], []
     for each in [path, *(p for p in others if p != path)]:
         problems = layout_problems(each)
@@ -313,7 +315,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     unable = {d["name"]: why for d in lines for why in [vectors.cannot_run_here(as_vector(d))] if why}
     for why in unable.values():
         print(f"write_vectors: left as it is: {why}")
-    made, problems = compute(args.project.resolve(), [d for d in lines if d["name"] not in unable])
+    made, problems = compute(project, [d for d in lines if d["name"] not in unable])
     for problem in problems:
         print(f"write_vectors: {problem}", file=sys.stderr)
     if problems:
