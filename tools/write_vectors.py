@@ -11,12 +11,10 @@ name); the other vocabularies' results are written by hand (parity/README.md).
     python tools/write_vectors.py --check    # exit 1 naming every vector that would change (make check-generated)
     python tools/write_vectors.py --project DIR   # a copy's (tools/build_vocabulary.py): its reference, its file
 
-The config-less parse vectors and the parse lines persist's inputs name run as records of ONE batch process of
-the reference (its line is parse's stdout, its error says the status: C19, C22). Every other vector runs as its
-own process (a config, stdin, a usage error, a manifest): forked from this one, where the reference's command
-line is imported once (`ForkedReference`: its own stdin, stdout, stderr, directory and exit status, a fresh
-`python -m sage_flags` for a vector that sets an environment, which the interpreter reads as it starts, and
-where there is no fork).
+Every vector runs as its own process, forked from this one, where the reference's command line is imported once
+(`ForkedReference`): its own stdin, stdout, stderr, directory and exit status, without an interpreter's start
+each time. A vector that sets an environment (which the interpreter reads as it starts), and every vector where
+there is no fork, gets a fresh `python -m sage_flags`.
 
 An "expect" holds "status", and for parse-like output "goal", "error" (null or the text; "{supported}" stands
 for the vocabulary's E1 list) and "modes": the modes that are not off with source null, as {key: [value,
@@ -32,10 +30,12 @@ import argparse
 import dataclasses
 import importlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
+from multiprocessing.pool import ThreadPool
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -125,31 +125,6 @@ def as_vector(data: dict) -> vectors.Vector:
     return vectors.from_data({"stdout": "", "status": 0, **data, "stdin": data.get("stdin", "")})
 
 
-def as_record(data: dict) -> Optional[bytes]:
-    """A parse vector as a record of the shared batch stream (config-less, no environment or stdin, no usage
-    error), or None."""
-    vector = as_vector(data)
-    if vector.command != "parse" or vector.config or vector.env or "stdin_from_parse" in data or vector.stdin:
-        return None
-    try:
-        operands, config, from_stdin = vectors.split_argv(vector.argv, stdin_switch=True)
-    except ValueError:  # C3: a usage error
-        return None
-    record = b" ".join(operands)
-    return None if config is not None or from_stdin or b"\0" in record else record
-
-
-def parse_lines(layer: Layer, records: List[bytes]) -> Tuple[List[Tuple[bytes, int]], bytes]:
-    """Each record's parse line and status through one batch process; and that process's stderr."""
-    if not records:
-        return [], b""
-    done = layer.run("batch", [], stdin=b"".join(r + b"\0" for r in records), timeout=300)
-    lines = done.stdout.splitlines(keepends=True)
-    if len(lines) != len(records) or done.returncode not in (0, 1):
-        raise SystemExit(f"write_vectors: batch gave {len(lines)} lines for {len(records)} records: {done.stderr!r}")
-    return [(line, 0 if json.loads(line)["error"] is None else 1) for line in lines], done.stderr
-
-
 def run_alone(layer: "Layer | ForkedReference", data: dict, stdin: bytes, workdir: Path) -> Tuple[Results, bytes]:
     """The results of a vector that runs as its own process, and its stderr."""
     vector = dataclasses.replace(as_vector(data), stdin=stdin)
@@ -235,40 +210,37 @@ def _hook_fields(stdout: bytes) -> dict:
 
 
 def compute(project: Path, lines: List[dict]) -> Tuple[Dict[str, Results], List[str]]:
-    """Every line's results by name, and the problems (a vector the reference got wrong)."""
-    layer = reference_layer(project)
-    forked = ForkedReference(project, layer)
-    supported = supported_flags(load_vocabulary(project / "spec" / "flags.toml"))
-    streamed = {d["name"]: record for d in lines for record in [as_record(d)] if record is not None}
-    feeds = {d["name"]: vectors.to_bytes(d["stdin_from_parse"]) for d in lines if "stdin_from_parse" in d}
-    names = [*streamed, *feeds]
-    outputs, batch_stderr = parse_lines(layer, [*streamed.values(), *feeds.values()])
-    parsed = dict(zip(names[: len(streamed)], outputs[: len(streamed)]))
-    fed = dict(zip(names[len(streamed) :], outputs[len(streamed) :]))
-    problems = [f"the batch stream: stderr {batch_stderr!r}"] if batch_stderr else []
-    made: Dict[str, Results] = {}
-    stderrs: Dict[str, bytes] = {}
-    for name, (line, status) in parsed.items():
-        made[name], stderrs[name] = {"stdout": line.decode("utf-8"), "status": status}, b""
-    alone = [d for d in lines if d["name"] not in parsed]
+    """Every line's results by name, and the problems (a vector the reference got wrong). Two workers per core:
+    forked processes that inherit the imported reference, or threads that start its processes where there is no
+    fork."""
+    global _REFERENCE, _SUPPORTED
+    _REFERENCE = ForkedReference(project, reference_layer(project))
+    _SUPPORTED = supported_flags(load_vocabulary(project / "spec" / "flags.toml"))
+    workers = ThreadPool if _REFERENCE.main is None else multiprocessing.get_context("fork").Pool
+    with workers(os.cpu_count() or 2) as pool:
+        outcomes = pool.map(_one, lines, chunksize=4)
+    made = {name: results for name, results, _ in outcomes if results is not None}
+    return made, sorted(problem for _, _, found in outcomes for problem in found)
 
-    for data in alone:
-        name = data["name"]
-        stdin = vectors.to_bytes(data.get("stdin", ""))
-        if name in fed:
-            stdin, status = fed[name]
-            if status != 0:
-                problems.append(f"{name}: stdin_from_parse is not a clean parse (status {status})")
-                continue
-        with tempfile.TemporaryDirectory(prefix="sage-flags-vector-") as tmp:
-            results, stderrs[name] = run_alone(forked, data, stdin, Path(tmp))
-        if name in fed:
-            results["stdin"] = stdin.decode("utf-8")
-        made[name] = results
-    for data in (d for d in lines if d["name"] in made):
-        name = data["name"]
-        problems += [f"{name}: {problem}" for problem in disagreements(data, made[name], stderrs[name], supported)]
-    return made, sorted(problems)
+
+_REFERENCE: "ForkedReference"
+_SUPPORTED = ""  # the vocabulary's E1 list, for "{supported}" in an expectation
+
+
+def _one(data: dict) -> Tuple[str, Optional[Results], List[str]]:
+    """A line's name, results (None when they cannot be made) and problems."""
+    name = data["name"]
+    stdin = vectors.to_bytes(data.get("stdin", ""))
+    if "stdin_from_parse" in data:
+        line = _REFERENCE.run("parse", [vectors.to_bytes(data["stdin_from_parse"])])
+        if line.returncode != 0:
+            return name, None, [f"{name}: stdin_from_parse is not a clean parse (status {line.returncode})"]
+        stdin = line.stdout
+    with tempfile.TemporaryDirectory(prefix="sage-flags-vector-") as tmp:
+        results, stderr = run_alone(_REFERENCE, data, stdin, Path(tmp))
+    if "stdin_from_parse" in data:
+        results["stdin"] = stdin.decode("utf-8")
+    return name, results, [f"{name}: {problem}" for problem in disagreements(data, results, stderr, _SUPPORTED)]
 
 
 def layout_problems(path: Path) -> Tuple[List[str], List[str]]:
