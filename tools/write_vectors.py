@@ -88,7 +88,8 @@ class ForkedReference:
         argv = [command.encode(), *args]
         with tempfile.TemporaryDirectory(prefix="sage-flags-stdio-") as stdio:
             paths = [Path(stdio, name) for name in ("stdin", "stdout", "stderr")]
-            paths[0].write_bytes(stdin)
+            for path, content in zip(paths, (stdin, b"", b"")):
+                path.write_bytes(content)
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
@@ -104,7 +105,7 @@ class ForkedReference:
 
             signal.alarm(timeout)  # a hang ends the child (SIGALRM), not the tool
             for fd, (path, flags) in enumerate(zip(paths, (os.O_RDONLY, os.O_WRONLY, os.O_WRONLY))):
-                opened = os.open(path, flags | (os.O_CREAT if fd else 0), 0o600)
+                opened = os.open(path, flags)
                 os.dup2(opened, fd)
                 os.close(opened)
             if cwd is not None:
@@ -116,6 +117,11 @@ class ForkedReference:
             for stream in (sys.stdout, sys.stderr):
                 if stream is not None:
                     stream.flush()
+        except BaseException:  # a traceback on the child's stderr: named as a disagreement (status 70)
+            import traceback
+
+            traceback.print_exc()
+            sys.stderr.flush()
         finally:
             os._exit(status)
 
