@@ -1,27 +1,18 @@
 """Rewrite the results of the default vocabulary's vectors, parity/vectors/<vocabulary>.jsonl, from the reference.
 
-A vector's inputs and its hand-written "expect" are written by a person; its results (stdout, status, a
-manifest's "after", and a stdin given as "stdin_from_parse") are what the pure reference's command line
-(`python -m sage_flags`, SAGE_FLAGS_BACKEND=python) prints, so a vocabulary with other modes rewrites them. Where
-a vector has "expect" (results written by hand from docs/SPEC.md) and the reference disagrees, nothing is
-written. Every file of parity/vectors/ is also held to its canonical form (vectors.canonical_line, sorted by
-name); the other vocabularies' results are written by hand (parity/README.md).
+The results (stdout, status, a manifest's "after", a stdin that "stdin_from_parse" gives) are what the pure
+reference's command line (`python -m sage_flags`, SAGE_FLAGS_BACKEND=python) prints; a vector's "expect" (written
+by hand from docs/SPEC.md) that the reference does not meet stops the tool, nothing written. Every vector file is
+held to its canonical form too. The format, "expect" among it: parity/README.md.
 
     python tools/write_vectors.py            # rewrite the results in place (make vectors)
     python tools/write_vectors.py --check    # exit 1 naming every vector that would change (make check-generated)
     python tools/write_vectors.py --project DIR   # a copy's (tools/build_vocabulary.py): its reference, its file
 
-Every vector runs as its own process, forked from this one, where the reference's command line is imported once
+Every vector runs as its own process, forked from one where the reference's command line is imported once
 (`ForkedReference`): its own stdin, stdout, stderr, directory and exit status, without an interpreter's start
 each time. A vector that sets an environment (which the interpreter reads as it starts), and every vector where
 there is no fork, gets a fresh `python -m sage_flags`.
-
-An "expect" holds "status", and for parse-like output "goal", "error" (null or the text; "{supported}" stands
-for the vocabulary's E1 list) and "modes": the modes that are not off with source null, as {key: [value,
-source]}; for a manifest, "after" (a byte field, or null for "unchanged"). A hook's expectation (docs/SPEC.md
-K3-K8) also says which "answer" it gives: "context" (then goal, error and modes are those of the parse line in
-it), "block" (error is the reason after `Sage: `) or "nothing"; the vectors' other hook checks are in
-tests/test_hook.py.
 """
 
 from __future__ import annotations
