@@ -193,9 +193,19 @@ def from_data(data: dict) -> Vector:
 
 
 def read_lines(path: Path) -> List[dict]:
-    """The JSON objects of a vector file, one per non-empty line."""
-    text = path.read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.split("\n") if line.strip()]
+    """The JSON objects of a vector file, one per non-empty line; ValueError naming the file and line of one that
+    is not a JSON object."""
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if line.strip():
+            try:
+                data = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"{path.name}:{number}: not JSON: {error}") from None
+            if not isinstance(data, dict):
+                raise ValueError(f"{path.name}:{number}: not a JSON object")
+            found.append(data)
+    return found
 
 
 def load_file(path: Path) -> List[Vector]:

@@ -244,7 +244,10 @@ def layout_problems(path: Path) -> Tuple[List[str], List[str]]:
     """A vector file's problems: those that stop the tool (a name used twice, a line that does not load), and
     those a rewrite mends (lines out of name order, not in the canonical form)."""
     text = path.read_text(encoding="utf-8")
-    lines = vectors.read_lines(path)
+    try:
+        lines = vectors.read_lines(path)
+    except ValueError as error:
+        return [str(error)], []
     names = [d.get("name") for d in lines]
     fatal = [f"{path.name}: name {n!r} is used twice" for n in sorted({n for n in names if names.count(n) > 1})]
     for data in lines:
@@ -252,6 +255,8 @@ def layout_problems(path: Path) -> Tuple[List[str], List[str]]:
             as_vector(data)
         except (KeyError, TypeError, ValueError) as error:
             fatal.append(f"{path.name}: {data.get('name')!r} does not load: {error!r}")
+    if fatal:
+        return fatal, []
     mended = [f"{path.name}: the lines are not sorted by name"] if names != sorted(names) else []
     if text != "".join(vectors.canonical_line(d) for d in lines):
         mended.append(f"{path.name}: not in the canonical form (parity/vectors.py canonical_line)")
