@@ -1,7 +1,7 @@
 """persist and resume (issue 8): vectors through every layer, the fuzzer, concurrency.
 
-Vector files parity/vectors/persist-*.json and resume-*.json use the format of
-parity/vectors.py plus one field, "manifest":
+The vectors persist-* and resume-* (parity/vectors/sage-1.1.jsonl) use the
+format of parity/vectors.py plus one field, "manifest":
 
     "manifest": {"before": B, "after": A, "type": T, "mode": M}
 
