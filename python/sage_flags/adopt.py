@@ -21,7 +21,7 @@ import sys
 
 from sage_flags import _vocab
 from sage_flags._io import OK, UsageError, _write
-from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_hook_command
+from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_commands_ever_written, codex_hook_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -180,6 +180,9 @@ def _is_ours(entry: object) -> bool:
         return False
     for handler in entry["hooks"]:
         if isinstance(handler, dict):
+            command = handler.get("command")
+            if isinstance(command, str) and command in codex_commands_ever_written():  # K9: every form ever written
+                return True
             text = "\0".join([str(handler.get("command", ""))] + [str(arg) for arg in handler.get("args", []) or []])
             if any(mark in text for mark in OUR_MARKS):
                 return True
