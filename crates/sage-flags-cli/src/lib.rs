@@ -210,6 +210,37 @@ mod program_tests {
     }
 
     #[test]
+    fn under_hook_our_own_refusals_fail_open() {
+        // B3's table, K8: status 3 and K8's line under hook (status 2 would block the prompt); 2 elsewhere.
+        let event = br#"{"hook_event_name": "UserPromptSubmit", "prompt": "/build --autonomous go"}"#;
+        let k8 = |why: &str| format!("sage-flags: hook: {why}; not answering (the prompt goes on without it)\n");
+        let unknown = UNKNOWN_VOCABULARY.strip_prefix("sage-flags: ").unwrap();
+        for (argv, why) in [
+            (&["--vocabulary", "sage-9", "hook", "codex"][..], unknown),
+            (&["--vocabulary=sage-9", "hook", "codex"], unknown),
+            (&["--vocabulary=", "hook", "codex"], NO_VOCABULARY_NAME),
+            (&["--vocabulary", "", "hook", "codex"], NO_VOCABULARY_NAME),
+            (&["--vocabulary", "hook", "codex"], NO_VOCABULARY_NAME),
+        ] {
+            let (exit, stdout, stderr) = call(argv, event);
+            assert_eq!(
+                (exit, stdout, String::from_utf8(stderr).unwrap()),
+                (Exit::Status(3), vec![], k8(why)),
+                "{argv:?}"
+            );
+        }
+        for argv in [&["--vocabulary", "sage-9", "parse", "x"][..], &["--vocabulary=", "parse", "x"], &["--vocabulary"]]
+        {
+            assert_eq!(call(argv, b"").0, Exit::Status(USAGE_ERROR), "{argv:?}");
+        }
+        assert_eq!(subcommand(&["--vocabulary", "hook", "codex"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary", "x", "hook"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary=x", "hook"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary"]), None);
+        assert_eq!(subcommand(&["parse", "hook"]), Some(&b"parse"[..]));
+    }
+
+    #[test]
     fn usage_errors_are_one_prefixed_line() {
         for argv in
             [&[][..], &["nope"], &["parse", "--config-path"], &["batch", "x"], &["announce"], &["announce", "Build"]]
