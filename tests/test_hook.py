@@ -592,8 +592,8 @@ def test_without_a_launcher_the_codex_command_is_silent(shell: str, where: str, 
 
 @pytest.mark.parametrize("shell", CODEX_SHELLS)
 def test_a_nested_codex_folder_is_not_the_root(shell: str, tmp_path: Path) -> None:
-    """Codex reads a .codex/ at every level from the project's root to the session's folder: one without a
-    launcher beside it is passed over, and the nearest folder with both wins."""
+    """Codex reads a .codex/ at every level from the project's root to the session's folder: one without
+    hooks.json is passed over, and the nearest folder with .codex/hooks.json is the root."""
     root = codex_project(tmp_path, "outer", ARGV_LAUNCHER)
     (root / "src" / ".codex").mkdir()
     result = run_codex_command(shell, shipped_codex_command(), root / "src" / "deep", b"{}", tmp_path)

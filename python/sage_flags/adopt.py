@@ -109,8 +109,8 @@ def claude_command(vocabulary: str) -> str:
 
 def codex_command(vocabulary: str) -> str:
     """N5: the same for Codex: K9's one template, which finds the root at run time (the nearest folder up with
-    `.codex/` and the wrapper) and runs the wrapper there; none found, status 0 and nothing (Codex runs it for
-    every prompt, so a notice would be shown on every prompt)."""
+    `.codex/hooks.json`, never above `.git`) and runs the wrapper there if the person owns it; else status 0 and
+    nothing (Codex runs it for every prompt, so a notice would be shown on every prompt)."""
     return codex_hook_command(vocabulary, adopted=True)
 
 
