@@ -20,9 +20,22 @@ from typing import List, Optional
 import pytest
 from sage_flags.hook_commands import ADOPTED_WRAPPER, LAUNCHER, codex_commands_ever_written, codex_hook_command
 
+from parity.layers import bash_interpreters
+
 # `SHELL -c COMMAND` as Codex runs it (the command itself is `/bin/sh -c '...'`), and the script inside the quotes
-# under each POSIX shell present, so that dash and bash both run it whatever /bin/sh is here.
-SHELLS = ["/bin/sh -c", *(name for name in ("dash", "bash") if shutil.which(name))]
+# under each POSIX shell present, so that dash and bash both run it whatever /bin/sh is here; every bash the suite
+# was given too (SAGE_FLAGS_BASHES: bash 3.2 is macOS's /bin/sh), in its POSIX mode as /bin/sh runs it.
+SHELLS = [
+    "/bin/sh -c",
+    *(name for name in ("dash", "bash") if shutil.which(name)),
+    *(bash.path for bash in bash_interpreters() if bash.name != "bash"),
+]
+SHELL_NAMES = {bash.path: bash.name for bash in bash_interpreters()}
+
+
+def shell_id(shell: str) -> str:
+    return SHELL_NAMES.get(shell, shell)
+
 FORMS = {"shipped": False, "adopted": True}
 NOBODY = 65534  # another user: the `nobody` of most systems
 ROOT_ONLY = "files owned by another user can be made only as root (chown); CI runs these as root, this run is uid %d"
@@ -48,7 +61,10 @@ def plant(folder: Path, adopted: bool, who: str, hooks_json: bool = True) -> Pat
 
 def run(shell: str, command: str, cwd: Path, stdin: bytes = b'{"prompt": "/build x"}') -> subprocess.CompletedProcess:
     assert command.startswith("/bin/sh -c '") and command.endswith("'")
-    argv = ["/bin/sh", "-c", command] if shell == "/bin/sh -c" else [shell, "-c", command[len("/bin/sh -c '") : -1]]
+    script = command[len("/bin/sh -c '") : -1]
+    argv = ["/bin/sh", "-c", command] if shell == "/bin/sh -c" else [shell, "-c", script]
+    if os.path.basename(shell) == "bash" and os.path.isabs(shell):
+        argv = [shell, "--posix", "-c", script]
     env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "PWD": str(cwd)}
     return subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60)
 
@@ -81,14 +97,17 @@ def project(base: Path, adopted: bool, with_program: bool = True, git: Optional[
     return root
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELLS, ids=shell_id)
 @pytest.mark.parametrize("form", FORMS)
 def test_a_project_without_its_program_runs_nothing_planted_above(shell: str, form: str, tmp_path: Path) -> None:
     """The issue's reproduction: the project has .codex/hooks.json but not its program (a Sage 1.3 project that
     never unpacked the bundle, a project after `sage update`); .codex/hooks.json and the program planted in a
     folder above: the walk stops at the project, and nothing runs."""
     adopted = FORMS[form]
-    plant(tmp_path, adopted, "planted")
+    planted = plant(tmp_path, adopted, "planted")
+    if os.geteuid() == 0:  # as another user did (elsewhere the files are the test's own: the stop alone is tested)
+        for path in (planted, tmp_path / ".codex", tmp_path / ".codex" / "hooks.json"):
+            os.chown(path, NOBODY, NOBODY)
     for git in ("dir", None):  # with .git or without, the project's .codex/hooks.json ends the walk
         base = tmp_path / ("git" if git else "nogit")
         root = project(base, adopted, with_program=False, git=git)
@@ -96,7 +115,7 @@ def test_a_project_without_its_program_runs_nothing_planted_above(shell: str, fo
             nothing_runs(run(shell, codex_hook_command("sage-1.3" if adopted else None, adopted), where))
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELLS, ids=shell_id)
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("git", ["dir", "file"])
 def test_the_walk_never_goes_above_git(shell: str, form: str, git: str, tmp_path: Path) -> None:
@@ -119,7 +138,7 @@ def test_the_walk_never_goes_above_git(shell: str, form: str, git: str, tmp_path
     assert ran(run(shell, codex_hook_command(None, adopted), root / "src"))[0] == b"planted"
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELLS, ids=shell_id)
 @pytest.mark.parametrize("form", FORMS)
 def test_a_subfolder_codex_with_only_config_toml_is_passed_over(shell: str, form: str, tmp_path: Path) -> None:
     """A subfolder's .codex/ with config.toml only (K9's reason for walking) is no root, even with a program of
@@ -132,7 +151,7 @@ def test_a_subfolder_codex_with_only_config_toml_is_passed_over(shell: str, form
     assert got is not None and got[0] == b"project", got
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELLS, ids=shell_id)
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("owned_by_another", ["program", "root-folder", "both"])
 def test_a_program_or_folder_the_person_does_not_own_is_not_run(
@@ -157,7 +176,7 @@ def test_a_program_or_folder_the_person_does_not_own_is_not_run(
     assert ran(run(shell, codex_hook_command(None, adopted), project_dir))[0] == b"planted"  # the control
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELLS, ids=shell_id)
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("kind", ["link", "fifo", "directory"])
 def test_a_link_or_non_regular_program_is_refused(shell: str, form: str, kind: str, tmp_path: Path) -> None:
@@ -179,7 +198,7 @@ def test_a_link_or_non_regular_program_is_refused(shell: str, form: str, kind: s
         nothing_runs(run(shell, codex_hook_command("sage-1.1", adopted), where))
 
 
-@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("shell", SHELLS, ids=shell_id)
 @pytest.mark.parametrize("form", FORMS)
 def test_the_projects_own_program_runs_from_a_subfolder(shell: str, form: str, tmp_path: Path) -> None:
     """The happy path (a guard: it passes with the earlier command too): from the root and a subfolder, with a
