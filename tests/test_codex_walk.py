@@ -36,6 +36,7 @@ SHELL_NAMES = {bash.path: bash.name for bash in bash_interpreters()}
 def shell_id(shell: str) -> str:
     return SHELL_NAMES.get(shell, shell)
 
+
 FORMS = {"shipped": False, "adopted": True}
 NOBODY = 65534  # another user: the `nobody` of most systems
 ROOT_ONLY = "files owned by another user can be made only as root (chown); CI runs these as root, this run is uid %d"
