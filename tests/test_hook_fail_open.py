@@ -205,3 +205,21 @@ def test_the_bash_layer_fails_open_with_an_unknown_vocabulary(tmp_path: Path) ->
     assert hook.stderr.endswith(b"; not answering (the prompt goes on without it)\n") and hook.stderr.count(b"\n") == 1
     parse = subprocess.run(["/bin/sh", str(LAUNCHER), "parse", "go"], capture_output=True, env=env)
     assert (parse.returncode, parse.stdout) == (2, b""), parse
+
+
+def test_the_drop_in_that_cannot_import_the_package_fails_open_with_k8s_line(tmp_path: Path) -> None:
+    """A vendored sage/ with no copy of the package that carries its record's vocabulary (no checkout beside it,
+    no _vendor/, the installed one without it): status 3 either way (D19), and under `hook` K8's one line."""
+    project = vendored(tmp_path, b"sage-9\n")
+    (project / "python").unlink()
+    env = env_without_vocabulary(SAGE_FLAGS_BACKEND="python")
+    argv = [PYTHON, "-B", "-m", "core.flag_parser"]
+    cwd = project / "sage"
+    hook = subprocess.run([*argv, "hook", "codex"], input=EVENT, capture_output=True, env=env, cwd=cwd, timeout=60)
+    assert outcome(hook) == (
+        3,
+        b"",
+        k8(b"cannot run: the sage_flags package is not installed (pip install sage-flags)"),
+    ), hook
+    parse = subprocess.run([*argv, "parse", "go"], capture_output=True, env=env, cwd=cwd, timeout=60)
+    assert (parse.returncode, parse.stdout) == (3, b"") and parse.stderr.startswith(b"core.flag_parser: cannot run")
