@@ -21,7 +21,7 @@ import sys
 
 from sage_flags import _vocab
 from sage_flags._io import OK, UsageError, _write
-from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_hook_command
+from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_commands_ever_written, codex_hook_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,8 +109,8 @@ def claude_command(vocabulary: str) -> str:
 
 def codex_command(vocabulary: str) -> str:
     """N5: the same for Codex: K9's one template, which finds the root at run time (the nearest folder up with
-    `.codex/` and the wrapper) and runs the wrapper there; none found, status 0 and nothing (Codex runs it for
-    every prompt, so a notice would be shown on every prompt)."""
+    `.codex/hooks.json`, never above `.git`) and runs the wrapper there if the person owns it; else status 0 and
+    nothing (Codex runs it for every prompt, so a notice would be shown on every prompt)."""
     return codex_hook_command(vocabulary, adopted=True)
 
 
@@ -181,6 +181,9 @@ def _is_ours(entry: object) -> bool:
         return False
     for handler in entry["hooks"]:
         if isinstance(handler, dict):
+            command = handler.get("command")
+            if isinstance(command, str) and command in codex_commands_ever_written():  # K9: every form ever written
+                return True
             text = "\0".join([str(handler.get("command", ""))] + [str(arg) for arg in handler.get("args", []) or []])
             if any(mark in text for mark in OUR_MARKS):
                 return True

@@ -26,6 +26,7 @@ PLACES = (
     os.path.join(_HERE, "_vendor"),  # the bundle
 )
 VOCABULARY_FILE = os.path.join(_HERE, "VOCABULARY")
+RECORD_LIMIT = 4096  # B6: a record is one short line; no more of it is read
 OLDEST_PYTHON = (3, 8)  # docs/IMPLEMENTATION.md D28; this file and __main__.py parse under Python 2.7 for that check
 
 
@@ -53,14 +54,17 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
 
 
 def vocabulary():  # type: () -> str
-    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package)."""
+    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package).
+    The record's name is its first line, as the launcher's ``read -r`` takes it (NUL bytes dropped, as shells
+    do); whatever it holds, the package then judges the name (B3), never a traceback here."""
     name = os.environ.get("SAGE_FLAGS_VOCABULARY", "")
     if not name:
         try:
-            with open(VOCABULARY_FILE) as record:
-                name = record.read().strip()
+            with open(VOCABULARY_FILE, "rb") as record:
+                line = record.read(RECORD_LIMIT).split(b"\n")[0].replace(b"\0", b"")
         except OSError:
-            name = ""
+            line = b""
+        name = line.decode("utf-8", "surrogateescape")
         if name:
             os.environ["SAGE_FLAGS_VOCABULARY"] = name
     return name
