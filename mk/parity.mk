@@ -4,7 +4,7 @@
 #   make fuzz-inproc   atheris drives the in-process test (parity/test_fuzz.py::test_in_process), INPROC_RUNS each
 # Each runs once per vocabulary of the one build (SPEC section 20): SAGE_FLAGS_VOCABULARY names it to the
 # in-process reference and core (chosen at import) and to every layer's process (inherited).
-.PHONY: parity fuzz fuzz-inproc fuzz-coverage vectors lint-workflows
+.PHONY: parity fuzz fuzz-inproc fuzz-coverage vectors check-vectors lint-workflows
 TEST_TARGETS += parity
 LINT_TARGETS += lint-workflows
 FUZZ_VOCABULARIES := sage-1.1 sage-1.3 sage-1.3.18
@@ -40,8 +40,14 @@ fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py
 	  --include='*/sage_flags/reference.py' -m parity.test_fuzz --replay $(CORPUS)/$$v && \
 	  $(BIN)/coverage report --data-file=build/.coverage-$$v --show-missing)
 
-vectors: setup  ## write parity/vectors/ from the case table parity/cases.jsonl (tools/write_vectors.py)
+vectors: setup  ## rewrite the default vocabulary's vector results from the pure reference (tools/write_vectors.py)
 	$(PY) tools/write_vectors.py
+
+# `make check-generated` (the first stage of `make test`) also holds parity/vectors/ to what `make vectors` writes:
+# the default vocabulary's results are the reference's, every vector file is in its canonical form.
+check-generated: check-vectors
+check-vectors: setup
+	$(PY) tools/write_vectors.py --check
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools

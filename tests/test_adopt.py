@@ -133,7 +133,7 @@ def test_codex_hook_where_the_project_has_codex(tmp_path):
     done = adopt(root)
     assert done.returncode == 0 and "a Sage 1.1 layout (no sage/VERSION), vocabulary sage-1.1" in done.stdout
     (entry,) = json.loads((root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
-    # K9's one template, in its adopted form: the nearest folder up with .codex/ and the wrapper, --vocabulary.
+    # K9's one template, in its adopted form: the nearest folder up with .codex/hooks.json, its wrapper, --vocabulary.
     assert entry == {
         "hooks": [{"type": "command", "command": codex_hook_command("sage-1.1", adopted=True), "timeout": 10}]
     }

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 # Exit statuses (C19), plus our own for "this layer cannot run at all" / "the hook fails open" (D19, K8) and
 # "stdout took nothing" (H9).
 OK, PARSE_ERROR, USAGE_ERROR, UNAVAILABLE, WRITE_FAILED = 0, 1, 2, 3, 4
+# K8: the one stderr line of the hook's own failure (status UNAVAILABLE, never USAGE_ERROR, which blocks a prompt).
+FAIL_OPEN_LINE = "sage-flags: hook: %s; not answering (the prompt goes on without it)\n"
 # H9: the same line in every layer.
 WRITE_FAILED_MESSAGE = "sage-flags: cannot write the output to stdout (closed, full or a broken pipe)\n"
 # I1-I6: ARGUMENTS on standard input instead of operands, at most this many bytes.

@@ -121,8 +121,8 @@ def claude_command(vocabulary: str) -> str:
 
 def codex_command(vocabulary: str) -> str:
     """N5: the same for Codex: K9's one template, which finds the root at run time (the nearest folder up with
-    `.codex/` and the wrapper) and runs the wrapper there; none found, status 0 and nothing (Codex runs it for
-    every prompt, so a notice would be shown on every prompt)."""
+    `.codex/hooks.json`, never above `.git`) and runs the wrapper there if the person owns it; else status 0 and
+    nothing (Codex runs it for every prompt, so a notice would be shown on every prompt)."""
     return codex_hook_command(vocabulary, adopted=True)
 
 
@@ -136,11 +136,12 @@ def missing_notice() -> str:
 
 
 def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]":
-    """N7: every file of the adopted skill directory: relative path -> (content, the mode a new file gets before
-    the umask: 0666, the wrapper 0777; N9)."""
-    from sage_flags._skill import FILES
+    """N7: every file of the adopted skill directory, for the adopted vocabulary: relative path -> (content, the
+    mode a new file gets before the umask: 0666, the wrapper 0777; N9)."""
+    from sage_flags import _render
 
-    files = {rel: (text.encode("utf-8"), 0o666) for rel, text in FILES.items()}
+    rendered = _render.render(_render.load(vocabulary), "adopted")
+    files = {rel: (text.encode("utf-8"), 0o666) for rel, text in rendered.items()}
     files["scripts/sage-flags"] = (wrapper_text(vocabulary, release).encode("utf-8"), 0o777)
     return files
 
@@ -168,23 +169,11 @@ def read_file(root: str, rel: str, limit: int) -> "Optional[Tuple[bytes, os.stat
         raise Refusal("%s; left untouched" % error) from None
 
 
-# N5: the Codex commands adopt and the shipped K9 file wrote before K9's template: adopt's first (the root from
-# git, a notice when the wrapper is missing) and K9's first file (a relative launcher path).
-_RETIRED_CODEX = (
-    'r=$(git rev-parse --show-toplevel 2>/dev/null) || r=.; w="$r/%s"; if [ -f "$w" ]; then exec sh "$w"'
-    ' --vocabulary %s hook codex --config-path "$r/.sage/config.yaml"; fi;'
-    " printf '%%s\\n' '%s'"
-)
-_FIRST_SHIPPED_CODEX = "sage/bin/sage-flags hook codex --config-path .sage/config.yaml"
-
-
 def forms_ever_written() -> "FrozenSet[Form]":
     """N5's closed list: (command, args) of every handler adopt or a shipped K9 file has ever written, for
     every vocabulary (and none, where a form has none). A handler is ours when it is exactly one of these."""
     commands = [claude_command(name) for name in VOCABULARIES]
-    commands += codex_commands_ever_written()
-    commands += [_RETIRED_CODEX % (WRAPPER, name, missing_notice()) for name in VOCABULARIES]
-    commands.append(_FIRST_SHIPPED_CODEX)
+    commands += codex_commands_ever_written()  # K9: every Codex form, the retired ones included
     forms = {(command, None) for command in commands}
     return frozenset(forms | {(launcher, CLAUDE_CODE_ARGS) for launcher in CLAUDE_CODE_LAUNCHERS})
 

@@ -10,6 +10,7 @@ import os
 import sys
 
 from sage_flags._io import (
+    FAIL_OPEN_LINE,
     OK,
     PARSE_ERROR,
     UNAVAILABLE,
@@ -133,15 +134,29 @@ class UnknownVocabulary(Exception):
 
 def _choose_vocabulary(items: "List[bytes]") -> "Tuple[Optional[str], List[bytes]]":
     """B2: ``--vocabulary NAME`` (or ``--vocabulary=NAME``) as the first item, and the items after it. Only the
-    first item is looked at: after a subcommand, the same text is an operand (goal text), never a selector."""
+    first item is looked at: after a subcommand, the same text is an operand (goal text), never a selector.
+    B3: no name after it, an empty one or ``hook`` (no vocabulary is named so) is the option without its name."""
     first = items[0] if items else b""
     if first == b"--vocabulary":
-        if len(items) < 2:
+        if len(items) < 2 or items[1] in (b"", b"hook"):
             raise UsageError("--vocabulary needs a name")
         return os.fsdecode(items[1]), items[2:]
     if first.startswith(b"--vocabulary="):
+        if first == b"--vocabulary=":
+            raise UsageError("--vocabulary needs a name")
         return os.fsdecode(first[len(b"--vocabulary=") :]), items[1:]
     return None, items
+
+
+def _subcommand(items: "List[bytes]", vocabulary_option: bool) -> bytes:
+    """B3: the item in the subcommand's place: the first, or the one after B2's option (``--vocabulary hook``:
+    the option without its name, before ``hook``); b"" when there is none."""
+    place = 0
+    if vocabulary_option and items and items[0].startswith(b"--vocabulary="):
+        place = 1
+    elif vocabulary_option and items and items[0] == b"--vocabulary":
+        place = 1 if items[1:2] in ([b"hook"], []) else 2
+    return items[place] if place < len(items) else b""
 
 
 def _in_vocabulary(name: "Optional[str]", items: "List[bytes]") -> "Optional[int]":
@@ -190,6 +205,9 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
     """The command line; ``vocabulary_option`` False (the drop-in, SPEC B2): SAGE_FLAGS_VOCABULARY only."""
     args = sys.argv[1:] if argv is None else argv
     items = [os.fsencode(arg) for arg in args]
+    # B3, K8: under `hook`, a refusal of our own (an unknown vocabulary from the option or the environment, a bad
+    # command line before `hook`) fails open: status 3 and K8's line, never 2, which blocks the person's prompt.
+    hook = _subcommand(items, vocabulary_option) == b"hook"
     try:
         name, items = _choose_vocabulary(items) if vocabulary_option else (None, items)
         switched = _in_vocabulary(name, items)
@@ -205,14 +223,20 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
             command = getattr(__import__(module_name, fromlist=[function_name]), function_name)
         return command(items[1:])
     except UsageError as error:
+        if hook:
+            return _fail_open(str(error))
         say("sage-flags: %s (try 'sage-flags --help')\n" % error)
         return USAGE_ERROR
     except UnknownVocabulary:
         from sage_flags._vocab import UNKNOWN_VOCABULARY
 
-        sys.stderr.write(UNKNOWN_VOCABULARY + "\n")
+        if hook:
+            return _fail_open(UNKNOWN_VOCABULARY[len("sage-flags: ") :])
+        say(UNKNOWN_VOCABULARY + "\n")
         return USAGE_ERROR
     except ImportError as error:
+        if hook:
+            return _fail_open("cannot run: %s" % error)
         say("sage-flags: cannot run: %s\n" % error)
         return UNAVAILABLE
     except WriteFailed:
@@ -222,3 +246,9 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
         os.close(devnull)
         say(WRITE_FAILED_MESSAGE)
         return WRITE_FAILED
+
+
+def _fail_open(why: str) -> int:
+    """K8: the hook's own failure: one stderr line (lost, not the status, when stderr is closed), status 3."""
+    say(FAIL_OPEN_LINE % why)
+    return UNAVAILABLE

@@ -9,7 +9,7 @@ one stderr line, nothing on stdout, so the harness goes on without it (K8).
 import json
 import os
 
-from sage_flags._io import OK, UNAVAILABLE, _write, read_bounded, say
+from sage_flags._io import FAIL_OPEN_LINE, OK, UNAVAILABLE, _write, read_bounded, say
 from sage_flags._vocab import HOOK_LABEL, VALUE_MODES, WORKFLOWS
 from sage_flags.announce import is_workflow_name, render
 
@@ -240,7 +240,7 @@ def run_hook(items: "Sequence[bytes]") -> int:
     except Exception as error:  # a hook never blocks a prompt, nor prints a traceback (K8)
         why = error if isinstance(error, HookFailure) else type(error).__name__
         # K8: status 3 even when stderr is closed (the line is lost, not the status).
-        say("sage-flags: hook: %s; not answering (the prompt goes on without it)\n" % why)
+        say(FAIL_OPEN_LINE % why)
         return FAIL_OPEN
     if out:
         _write(out)

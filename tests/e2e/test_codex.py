@@ -302,7 +302,7 @@ def test_interactive_codex_refuses_slash_build_before_any_hook(tui_project):
 @pytest.mark.parametrize("where", WHERE.values(), ids=list(WHERE))
 def test_an_adopted_project_from_the_root_and_a_subfolder(tmp_path, where):
     """`sage-flags adopt` (SPEC N5) replaces the shipped entry with K9's adopted form, which runs the skill's
-    wrapper from the nearest folder up with .codex/: parse's line then N10's facts reach the model; a bad flag
+    wrapper at the nearest folder up with .codex/hooks.json: parse's line then N10's facts reach the model; a bad flag
     makes no request; with the wrapper's program gone (no sage-flags anywhere) the prompt goes on, unblocked."""
     project = make_project(tmp_path, "vendored")
     adopt = Path(sys.executable).parent / "sage-flags"

@@ -293,12 +293,15 @@ pub fn run_hook<A: AsRef<[u8]>>(
     match answered {
         Ok(out) if out.is_empty() => OK,
         Ok(out) => write_out(stdout, stderr, &out),
-        Err(message) => {
-            // K8: the status says it even when stderr is closed.
-            let _ = writeln!(stderr, "sage-flags: hook: {message}; not answering (the prompt goes on without it)");
-            FAIL_OPEN
-        }
+        Err(message) => fail_open(stderr, &message),
     }
+}
+
+/// K8: the hook's own failure: one stderr line and [`FAIL_OPEN`] (never 2, which blocks the person's prompt).
+pub fn fail_open(stderr: &mut dyn Write, why: &str) -> i32 {
+    // The status says it even when stderr is closed.
+    let _ = writeln!(stderr, "sage-flags: hook: {why}; not answering (the prompt goes on without it)");
+    FAIL_OPEN
 }
 
 #[cfg(test)]

@@ -34,7 +34,8 @@ pub enum Exit {
 /// or a reader gone) ends the program with status 4 and [`WRITE_FAILED_MESSAGE`] (H9).
 /// `stdin_is_terminal`: `--stdin` and `hook` refuse to wait for a person to type (I5, K8).
 /// The vocabulary is chosen first (docs/SPEC.md B2): `--vocabulary NAME` as the first item, else
-/// SAGE_FLAGS_VOCABULARY, else the default; an unknown name is B3's one line and status 2.
+/// SAGE_FLAGS_VOCABULARY, else the default; an unknown name is B3's one line and status 2, except under
+/// `hook`, where it (and the option without its name) is K8's fail-open: status 3, never 2, which blocks a prompt.
 pub fn program<A: AsRef<[u8]>>(
     argv: &[A],
     stdin: &mut dyn Read,
@@ -42,13 +43,21 @@ pub fn program<A: AsRef<[u8]>>(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Exit {
+    let under_hook = subcommand(argv) == Some(b"hook".as_slice());
     let (vocab, argv) = match choose_vocabulary(argv) {
         Ok(chosen) => chosen,
+        Err(VocabularyError::Unknown) if under_hook => {
+            let why = UNKNOWN_VOCABULARY.strip_prefix("sage-flags: ").unwrap_or(UNKNOWN_VOCABULARY);
+            return Exit::Status(hook::fail_open(stderr, why));
+        }
         Err(VocabularyError::Unknown) => {
             let _ = writeln!(stderr, "{UNKNOWN_VOCABULARY}"); // B3: one line, status 2, no fallback
             return Exit::Status(USAGE_ERROR);
         }
-        Err(VocabularyError::NoName) => return usage(stderr, "--vocabulary needs a name"),
+        Err(VocabularyError::NoName) if under_hook => {
+            return Exit::Status(hook::fail_open(stderr, NO_VOCABULARY_NAME));
+        }
+        Err(VocabularyError::NoName) => return usage(stderr, NO_VOCABULARY_NAME),
     };
     let Some((command, args)) = argv.split_first() else {
         return usage(stderr, "a subcommand is required");
@@ -85,14 +94,32 @@ enum VocabularyError {
     NoName,
 }
 
+/// B3: the usage error of `--vocabulary` without its name.
+const NO_VOCABULARY_NAME: &str = "--vocabulary needs a name";
+
+/// B3: the item in the subcommand's place: the first, or the one after B2's option (`--vocabulary hook`: the
+/// option without its name, before `hook`).
+fn subcommand<A: AsRef<[u8]>>(argv: &[A]) -> Option<&[u8]> {
+    let items: Vec<&[u8]> = argv.iter().map(AsRef::as_ref).collect();
+    let place = match items.as_slice() {
+        [b"--vocabulary"] | [b"--vocabulary", b"hook", ..] => 1,
+        [b"--vocabulary", ..] => 2,
+        [first, ..] if first.starts_with(b"--vocabulary=") => 1,
+        _ => 0,
+    };
+    items.get(place).copied()
+}
+
 /// B2: `--vocabulary NAME` (or `--vocabulary=NAME`) before the subcommand, else SAGE_FLAGS_VOCABULARY, else the
 /// default; the rest of argv. Only the first item is looked at: after the subcommand it is an operand.
+/// B3: no name after it, an empty one or `hook` (no vocabulary is named so) is the option without its name.
 fn choose_vocabulary<A: AsRef<[u8]>>(argv: &[A]) -> Result<(&'static Vocabulary, &[A]), VocabularyError> {
     let (name, rest) = match argv.first().map(AsRef::as_ref) {
-        Some(b"--vocabulary") => match argv.get(1) {
-            Some(name) => (Some(name.as_ref()), &argv[2..]),
-            None => return Err(VocabularyError::NoName),
+        Some(b"--vocabulary") => match argv.get(1).map(AsRef::as_ref) {
+            Some(b"" | b"hook") | None => return Err(VocabularyError::NoName),
+            Some(name) => (Some(name), &argv[2..]),
         },
+        Some(b"--vocabulary=") => return Err(VocabularyError::NoName),
         Some(item) if item.starts_with(b"--vocabulary=") => (Some(&item[b"--vocabulary=".len()..]), &argv[1..]),
         _ => (None, argv),
     };
@@ -180,6 +207,37 @@ mod program_tests {
         }
         let (_, _, stderr) = call(&["--vocabulary", "sage-9", "parse", "x"], b"");
         assert_eq!(stderr, format!("{UNKNOWN_VOCABULARY}\n").into_bytes());
+    }
+
+    #[test]
+    fn under_hook_our_own_refusals_fail_open() {
+        // B3's table, K8: status 3 and K8's line under hook (status 2 would block the prompt); 2 elsewhere.
+        let event = br#"{"hook_event_name": "UserPromptSubmit", "prompt": "/build --autonomous go"}"#;
+        let k8 = |why: &str| format!("sage-flags: hook: {why}; not answering (the prompt goes on without it)\n");
+        let unknown = UNKNOWN_VOCABULARY.strip_prefix("sage-flags: ").unwrap();
+        for (argv, why) in [
+            (&["--vocabulary", "sage-9", "hook", "codex"][..], unknown),
+            (&["--vocabulary=sage-9", "hook", "codex"], unknown),
+            (&["--vocabulary=", "hook", "codex"], NO_VOCABULARY_NAME),
+            (&["--vocabulary", "", "hook", "codex"], NO_VOCABULARY_NAME),
+            (&["--vocabulary", "hook", "codex"], NO_VOCABULARY_NAME),
+        ] {
+            let (exit, stdout, stderr) = call(argv, event);
+            assert_eq!(
+                (exit, stdout, String::from_utf8(stderr).unwrap()),
+                (Exit::Status(3), vec![], k8(why)),
+                "{argv:?}"
+            );
+        }
+        for argv in [&["--vocabulary", "sage-9", "parse", "x"][..], &["--vocabulary=", "parse", "x"], &["--vocabulary"]]
+        {
+            assert_eq!(call(argv, b"").0, Exit::Status(USAGE_ERROR), "{argv:?}");
+        }
+        assert_eq!(subcommand(&["--vocabulary", "hook", "codex"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary", "x", "hook"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary=x", "hook"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary"]), None);
+        assert_eq!(subcommand(&["parse", "hook"]), Some(&b"parse"[..]));
     }
 
     #[test]

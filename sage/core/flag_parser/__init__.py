@@ -4,8 +4,10 @@
     $ARGUMENTS
     SAGE_ARGUMENTS_7Q2F
 
-behaves exactly like ``sage-flags parse``; ``core.flag_parser.parser.parse`` and
-``core.flag_parser.config_loader.load_defaults`` are the predecessor's API.
+behaves exactly like ``sage-flags parse``. The modules keep every name of Sage 1.1.5's that they replace
+(docs/SPEC.md N8.1): ``__version__`` here, ``core.flag_parser.parser``'s ``parse``, ``ParseResult`` and flag
+sets, ``core.flag_parser.config_loader.load_defaults``; so Sage's own ``core/flag_parser/cli.py`` and tests
+still run.
 All of it delegates to the ``sage_flags`` package, the first found of: the
 installed one; the repository's python/ when this directory is used from a
 checkout; the copy in _vendor/ that the vendorable bundle carries (built from
@@ -24,6 +26,7 @@ PLACES = (
     os.path.join(_HERE, "_vendor"),  # the bundle
 )
 VOCABULARY_FILE = os.path.join(_HERE, "VOCABULARY")
+RECORD_LIMIT = 4096  # B6: a record is one short line; no more of it is read
 OLDEST_PYTHON = (3, 8)  # docs/IMPLEMENTATION.md D28; this file and __main__.py parse under Python 2.7 for that check
 
 
@@ -51,14 +54,17 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
 
 
 def vocabulary():  # type: () -> str
-    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package)."""
+    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package).
+    The record's name is its first line, as the launcher's ``read -r`` takes it (NUL bytes dropped, as shells
+    do); whatever it holds, the package then judges the name (B3), never a traceback here."""
     name = os.environ.get("SAGE_FLAGS_VOCABULARY", "")
     if not name:
         try:
-            with open(VOCABULARY_FILE) as record:
-                name = record.read().strip()
+            with open(VOCABULARY_FILE, "rb") as record:
+                line = record.read(RECORD_LIMIT).split(b"\n")[0].replace(b"\0", b"")
         except OSError:
-            name = ""
+            line = b""
+        name = line.decode("utf-8", "surrogateescape")
         if name:
             os.environ["SAGE_FLAGS_VOCABULARY"] = name
     return name
@@ -69,3 +75,11 @@ def serves(name):  # type: (str) -> bool
     it carries the seed's alone)."""
     names = getattr(sys.modules.get("sage_flags._vocab"), "NAMES", ("sage-1.1",))
     return not name or name in names
+
+
+def __getattr__(name):  # type: (str) -> str
+    """PEP 562: ``__version__`` (Sage 1.1.5's cli.py imports it) is the version of the sage_flags that answers,
+    imported on first use only: ``python -m core.flag_parser`` must reach its own line when there is none."""
+    if name == "__version__":
+        return import_sage_flags().__version__
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -16,7 +16,10 @@ try:
     import_sage_flags()
     from sage_flags.cli import main
 except ImportError as error:
-    sys.stderr.write("core.flag_parser: cannot run: %s\n" % error)
+    if sys.argv[1:2] == ["hook"]:  # docs/SPEC.md K8: the hook's own failure has its one line (status 3 either way)
+        sys.stderr.write("sage-flags: hook: cannot run: %s; not answering (the prompt goes on without it)\n" % error)
+    else:
+        sys.stderr.write("core.flag_parser: cannot run: %s\n" % error)
     sys.exit(3)
 # docs/SPEC.md B2: the drop-in takes its vocabulary from the environment only (no --vocabulary item).
 sys.exit(main(vocabulary_option=False) if "vocabulary_option" in main.__code__.co_varnames else main())

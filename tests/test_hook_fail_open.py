@@ -1,0 +1,225 @@
+"""Our own refusals never block a prompt (docs/SPEC.md B3's table, K8; issue 40, item 2).
+
+Under `hook`, an unknown vocabulary (from `--vocabulary`, SAGE_FLAGS_VOCABULARY or a bundle's VOCABULARY record)
+and a bad command line before `hook` (`--vocabulary` without its name) are K8's fail-open: status 3, nothing on
+stdout, one stderr line `sage-flags: hook: WHY; not answering (the prompt goes on without it)`, never status 2,
+which blocks the prompt in Claude Code and Codex. Every other subcommand keeps B3's status 2 and its line.
+Through every real entry point: the Python CLI and `python -m sage_flags` on both backends, the native
+executable, the launcher (before Python, before the native executable, and its bash layer), the drop-in
+`python -m core.flag_parser`, and a vendored sage/ whose record names the vocabulary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+
+from parity.layers import PYTHON, ROOT, Layer, available_layers, bash_interpreters
+
+LAYERS = available_layers("hook")
+LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
+NATIVE_DIR = ROOT / "target" / "native"
+FLAG_PARSER = ROOT / "sage" / "core" / "flag_parser"
+# A workflow's prompt, so that a layer that did not refuse would answer on stdout.
+EVENT = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "/build --autonomous go"}).encode()
+UNKNOWN = b"unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)"
+NO_NAME = b"--vocabulary needs a name"
+
+
+def k8(why: bytes) -> bytes:
+    return b"sage-flags: hook: " + why + b"; not answering (the prompt goes on without it)\n"
+
+
+def env_without_vocabulary(**extra: str) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "SAGE_FLAGS_VOCABULARY"}
+    env.update(extra)
+    return env
+
+
+def run_layer(layer: Layer, before: List[str], env: Dict[str, str]) -> subprocess.CompletedProcess:
+    """`hook codex` through LAYER, with the items BEFORE placed before `hook` (B2's place)."""
+    prefix = layer.commands["hook"]
+    assert prefix[-1] == "hook", prefix
+    argv = [*prefix[:-1], *before, "hook", "codex"]
+    full = env_without_vocabulary(**layer.env)
+    full.update(env)
+    return subprocess.run(argv, input=EVENT, capture_output=True, env=full, cwd=layer.cwd, timeout=60)
+
+
+def outcome(result: subprocess.CompletedProcess):
+    return result.returncode, result.stdout, result.stderr
+
+
+# The layers that take B2's option (every hook layer does: the Python CLI and module, the executable, the launcher).
+OPTION_FORMS = {
+    "unknown": (["--vocabulary", "sage-9"], UNKNOWN),
+    "unknown-equals": (["--vocabulary=sage-9"], UNKNOWN),
+    "empty-equals": (["--vocabulary="], NO_NAME),
+    "empty": (["--vocabulary", ""], NO_NAME),
+    "name-left-out": (["--vocabulary"], NO_NAME),  # `--vocabulary hook codex`: no vocabulary is named `hook`
+}
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+@pytest.mark.parametrize("name", ["sage-9", "SAGE-1.1", "sage-1.1 ", "x\ny"])
+def test_an_unknown_vocabulary_in_the_environment_fails_open(layer: Layer, name: str) -> None:
+    result = run_layer(layer, [], {"SAGE_FLAGS_VOCABULARY": name})
+    assert outcome(result) == (3, b"", k8(UNKNOWN)), (layer.name, result)
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+@pytest.mark.parametrize("form", OPTION_FORMS)
+def test_a_bad_option_before_hook_fails_open(layer: Layer, form: str) -> None:
+    before, why = OPTION_FORMS[form]
+    result = run_layer(layer, before, {})
+    assert outcome(result) == (3, b"", k8(why)), (layer.name, form, result)
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+def test_the_status_is_3_with_stderr_closed(layer: Layer) -> None:
+    """K8: with stderr closed the line is lost, the status is still 3."""
+    for before, env in ((["--vocabulary", "sage-9"], {}), ([], {"SAGE_FLAGS_VOCABULARY": "sage-9"})):
+        prefix = layer.commands["hook"]
+        full = {**env_without_vocabulary(**layer.env), **env}
+        result = subprocess.run(
+            [*prefix[:-1], *before, "hook", "codex"],
+            input=EVENT,
+            stdout=subprocess.PIPE,
+            preexec_fn=lambda: os.close(2),
+            env=full,
+            timeout=60,
+        )
+        assert (result.returncode, result.stdout) == (3, b""), (layer.name, before, env)
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
+def test_other_subcommands_keep_status_2(layer: Layer) -> None:
+    """B3's table: the same refusals under parse are status 2 and B3's line (a layer's option forms included)."""
+    prefix = layer.commands["hook"][:-1]
+    full = env_without_vocabulary(**layer.env)
+    cases = [
+        ([], {"SAGE_FLAGS_VOCABULARY": "sage-9"}, b"sage-flags: " + UNKNOWN + b"\n"),
+        (["--vocabulary=sage-9"], {}, b"sage-flags: " + UNKNOWN + b"\n"),
+        (["--vocabulary="], {}, b"sage-flags: " + NO_NAME + b" (try 'sage-flags --help')\n"),
+        (["--vocabulary", ""], {}, b"sage-flags: " + NO_NAME + b" (try 'sage-flags --help')\n"),
+    ]
+    for before, env, line in cases:
+        argv = [*prefix, *before, "parse", "--autonomous go"]
+        result = subprocess.run(argv, capture_output=True, env={**full, **env}, cwd=layer.cwd, timeout=60)
+        assert outcome(result) == (2, b"", line), (layer.name, before, env, result)
+
+
+def drop_in_backends() -> List[str]:
+    return [layer.env["SAGE_FLAGS_BACKEND"] for layer in LAYERS if layer.name.startswith("module-")]
+
+
+@pytest.mark.parametrize("backend", drop_in_backends())
+def test_the_drop_in_fails_open_under_hook(backend: str) -> None:
+    """`python -m core.flag_parser hook codex` (the drop-in reads the environment only, B2)."""
+    env = env_without_vocabulary(SAGE_FLAGS_BACKEND=backend, SAGE_FLAGS_VOCABULARY="sage-9")
+    argv = [PYTHON, "-B", "-m", "core.flag_parser", "hook", "codex"]
+    result = subprocess.run(argv, input=EVENT, capture_output=True, env=env, cwd=ROOT / "sage", timeout=60)
+    assert outcome(result) == (3, b"", k8(UNKNOWN)), result
+    parse = subprocess.run([*argv[:4], "parse", "go"], capture_output=True, env=env, cwd=ROOT / "sage", timeout=60)
+    assert outcome(parse) == (2, b"", b"sage-flags: " + UNKNOWN + b"\n"), parse
+
+
+def vendored(tmp_path: Path, record: Optional[bytes]) -> Path:
+    """A project with a vendored sage/ (the launcher, core/flag_parser/ with RECORD as its VOCABULARY record, or
+    none) and the checkout's package beside it as python/, as a checkout has it."""
+    project = tmp_path / "project"
+    (project / "sage" / "bin").mkdir(parents=True)
+    shutil.copy2(LAUNCHER, project / "sage" / "bin" / "sage-flags")
+    shutil.copytree(FLAG_PARSER, project / "sage" / "core" / "flag_parser", ignore=shutil.ignore_patterns("_vendor"))
+    (project / "python").symlink_to(ROOT / "python")
+    record_path = project / "sage" / "core" / "flag_parser" / "VOCABULARY"
+    if record is None:
+        record_path.unlink()
+    else:
+        record_path.write_bytes(record)
+    return project
+
+
+RECORDS = {"unknown": b"sage-9\n", "not-utf-8": b"\xff\xfe sage\n", "crlf": b"sage-1.3\r\n", "no-line-end": b"x"}
+
+
+@pytest.mark.parametrize("record", RECORDS)
+@pytest.mark.parametrize("path", ["system", "with-exe"])
+def test_a_bad_record_fails_open_through_the_launcher(record: str, path: str, tmp_path: Path) -> None:
+    """B6: the launcher reads the record and passes its name on; a layer that does not carry it fails open under
+    hook (an installed executable that does not serve it is passed over), and refuses parse with status 2."""
+    project = vendored(tmp_path, RECORDS[record])
+    search = "/usr/bin:/bin" if path == "system" else f"{NATIVE_DIR}:/usr/bin:/bin"
+    env = env_without_vocabulary(PATH=search, SAGE_FLAGS_BACKEND="")
+    launcher = ["/bin/sh", str(project / "sage" / "bin" / "sage-flags")]
+    hook = subprocess.run([*launcher, "hook", "codex"], input=EVENT, capture_output=True, env=env, timeout=60)
+    assert outcome(hook) == (3, b"", k8(UNKNOWN)), hook
+    parse = subprocess.run([*launcher, "parse", "go"], capture_output=True, env=env, timeout=60)
+    assert outcome(parse) == (2, b"", b"sage-flags: " + UNKNOWN + b"\n"), parse
+
+
+@pytest.mark.parametrize("record", RECORDS)
+@pytest.mark.parametrize("backend", drop_in_backends())
+def test_a_bad_record_fails_open_through_the_drop_in(record: str, backend: str, tmp_path: Path) -> None:
+    """B6: the drop-in reads the record's first line as the launcher does (never a traceback, whatever it holds)."""
+    project = vendored(tmp_path, RECORDS[record])
+    env = env_without_vocabulary(SAGE_FLAGS_BACKEND=backend)
+    argv = [PYTHON, "-B", "-m", "core.flag_parser"]
+    cwd = project / "sage"
+    hook = subprocess.run([*argv, "hook", "codex"], input=EVENT, capture_output=True, env=env, cwd=cwd, timeout=60)
+    assert outcome(hook) == (3, b"", k8(UNKNOWN)), hook
+    parse = subprocess.run([*argv, "parse", "go"], capture_output=True, env=env, cwd=cwd, timeout=60)
+    assert outcome(parse) == (2, b"", b"sage-flags: " + UNKNOWN + b"\n"), parse
+
+
+def test_a_good_record_still_answers(tmp_path: Path) -> None:
+    """The control: the same vendored project with a record naming a vocabulary answers the hook in it."""
+    project = vendored(tmp_path, b"sage-1.3\n")
+    env = env_without_vocabulary(PATH="/usr/bin:/bin", SAGE_FLAGS_BACKEND="")
+    event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "/build --subagents go"}).encode()
+    for argv, cwd in (
+        (["/bin/sh", str(project / "sage" / "bin" / "sage-flags")], None),
+        ([PYTHON, "-B", "-m", "core.flag_parser"], project / "sage"),
+    ):
+        hook = subprocess.run([*argv, "hook", "codex"], input=event, capture_output=True, env=env, cwd=cwd, timeout=60)
+        assert hook.returncode == 0 and b'\\"subagents\\": true' in hook.stdout, hook
+
+
+@pytest.mark.skipif(not bash_interpreters(), reason="no bash on this machine")
+def test_the_bash_layer_fails_open_with_an_unknown_vocabulary(tmp_path: Path) -> None:
+    """K11 (a guard: the bash layer failed open before too): with only sh and bash on PATH, the launcher's bash
+    layer answers hook with status 3 whatever the vocabulary, and parse with B3's status 2."""
+    sandbox = tmp_path / "bin"
+    sandbox.mkdir()
+    (sandbox / "bash").symlink_to(bash_interpreters()[0].path)
+    (sandbox / "sh").symlink_to("/bin/sh")
+    env = {"PATH": str(sandbox), "SAGE_FLAGS_VOCABULARY": "sage-9"}
+    hook = subprocess.run(["/bin/sh", str(LAUNCHER), "hook", "codex"], input=EVENT, capture_output=True, env=env)
+    assert (hook.returncode, hook.stdout) == (3, b"") and hook.stderr.startswith(b"sage-flags: hook: "), hook
+    assert hook.stderr.endswith(b"; not answering (the prompt goes on without it)\n") and hook.stderr.count(b"\n") == 1
+    parse = subprocess.run(["/bin/sh", str(LAUNCHER), "parse", "go"], capture_output=True, env=env)
+    assert (parse.returncode, parse.stdout) == (2, b""), parse
+
+
+def test_the_drop_in_that_cannot_import_the_package_fails_open_with_k8s_line(tmp_path: Path) -> None:
+    """A vendored sage/ with no copy of the package that carries its record's vocabulary (no checkout beside it,
+    no _vendor/, the installed one without it): status 3 either way (D19), and under `hook` K8's one line."""
+    project = vendored(tmp_path, b"sage-9\n")
+    (project / "python").unlink()
+    env = env_without_vocabulary(SAGE_FLAGS_BACKEND="python")
+    argv = [PYTHON, "-B", "-m", "core.flag_parser"]
+    cwd = project / "sage"
+    hook = subprocess.run([*argv, "hook", "codex"], input=EVENT, capture_output=True, env=env, cwd=cwd, timeout=60)
+    assert outcome(hook) == (
+        3,
+        b"",
+        k8(b"cannot run: the sage_flags package is not installed (pip install sage-flags)"),
+    ), hook
+    parse = subprocess.run([*argv, "parse", "go"], capture_output=True, env=env, cwd=cwd, timeout=60)
+    assert (parse.returncode, parse.stdout) == (3, b"") and parse.stderr.startswith(b"core.flag_parser: cannot run")
