@@ -134,6 +134,15 @@ def test_ours_is_added_once_to_any_shape(data):
         assert b"\n" not in after.strip(), "an object on one line stays on one line"
 
 
+def test_a_container_on_one_line_gets_its_insertion_on_that_line():
+    data = b'{\n  "hooks": {"Stop": [{"hooks": []}]},\n  "b": [1]\n}\n'
+    after = register(data)
+    assert after.count(b"\n") == data.count(b"\n") and json.loads(after)["hooks"][EVENT] == [GROUP]
+    keeper = json.dumps({EVENT: [{"hooks": [OLD_OURS[0]]}]})[1:-1].encode()
+    after = register(data.replace(b'"Stop": [{"hooks": []}]', keeper))  # ours on one line: replaced on it
+    assert after.count(b"\n") == data.count(b"\n") and ours(json.loads(after)) == [HANDLER]
+
+
 def test_only_exact_forms_are_ours():
     near = [
         {"type": "command", "command": HANDLER["command"] + " "},

@@ -107,7 +107,9 @@ def _next_edit(data: bytes, event: str, group: dict, forms: "Collection[Form]") 
     handler = handlers.items[h]
     if to_python(handler) == group["hooks"][0]:
         return None
-    return handler.start, handler.end, style.render(group["hooks"][0], style.line_indent(handler.start))
+    one_line = b"\n" not in data[handler.start : handler.end]
+    text = style.render(group["hooks"][0], style.line_indent(handler.start), inline=one_line)
+    return handler.start, handler.end, text
 
 
 class _Style:
@@ -135,9 +137,9 @@ class _Style:
         spans = container.spans()
         return bool(spans) and b"\n" in self.data[container.start : spans[0][0]]
 
-    def render(self, value: object, indent: str, key: "Optional[str]" = None) -> bytes:
+    def render(self, value: object, indent: str, key: "Optional[str]" = None, inline: bool = False) -> bytes:
         head = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
-        if self.inline:
+        if self.inline or inline:
             return (head + json.dumps(value, ensure_ascii=False)).encode("utf-8")
         text = json.dumps(value, indent=self.unit, ensure_ascii=False)
         return (head + text.replace("\n", self.newline + indent)).encode("utf-8")
@@ -157,7 +159,7 @@ class _Style:
             indent = self.line_indent(spans[-1][0])
             return end, end, ("," + self.newline + indent).encode("ascii") + self.render(value, indent, key)
         between = self.data[spans[-2][1] : spans[-1][0]] if len(spans) > 1 else b", "
-        return end, end, between + self.render(value, self.line_indent(spans[-1][0]), key)
+        return end, end, between + self.render(value, "", key, inline=True)  # a container on one line stays so
 
     def remove(self, container: Node, index: int) -> "Edit":
         """The container's item INDEX, with the comma and blanks that joined it to a neighbour."""
