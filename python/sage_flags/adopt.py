@@ -27,6 +27,7 @@ from sage_flags.hook_commands import (
     ADOPTED_WRAPPER,
     CLAUDE_CODE_ARGS,
     CLAUDE_CODE_LAUNCHERS,
+    VOCABULARIES_EVER,
     codex_commands_ever_written,
     codex_hook_command,
 )
@@ -172,7 +173,7 @@ def read_file(root: str, rel: str, limit: int) -> "Optional[Tuple[bytes, os.stat
 def forms_ever_written() -> "FrozenSet[Form]":
     """N5's closed list: (command, args) of every handler adopt or a shipped K9 file has ever written, for
     every vocabulary (and none, where a form has none). A handler is ours when it is exactly one of these."""
-    commands = [claude_command(name) for name in VOCABULARIES]
+    commands = [claude_command(name) for name in sorted(set(VOCABULARIES_EVER) | set(VOCABULARIES))]
     commands += codex_commands_ever_written()  # K9: every Codex form, the retired ones included
     forms = {(command, None) for command in commands}
     return frozenset(forms | {(launcher, CLAUDE_CODE_ARGS) for launcher in CLAUDE_CODE_LAUNCHERS})

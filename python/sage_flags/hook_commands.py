@@ -83,7 +83,7 @@ _ADOPT_GIT_TOPLEVEL = (
     ' project root to restore it)"}' % ADOPTED_WRAPPER,
 )
 # The vocabularies any release has carried (adopt writes only names its build carries; this build's are added).
-_VOCABULARIES_EVER = ("sage-1.1", "sage-1.3", "sage-1.3.18")
+VOCABULARIES_EVER = ("sage-1.1", "sage-1.3", "sage-1.3.18")
 
 
 def codex_commands_ever_written() -> "FrozenSet[str]":
@@ -92,7 +92,7 @@ def codex_commands_ever_written() -> "FrozenSet[str]":
     name, adopted or not (docs/SPEC.md K9, N5)."""
     from sage_flags import _vocab  # here, not at import: tools/generate.py loads this file before _vocab exists
 
-    names = sorted(set(_VOCABULARIES_EVER) | set(_vocab.NAMES))
+    names = sorted(set(VOCABULARIES_EVER) | set(_vocab.NAMES))
     commands = {_SHIPPED_RELATIVE}
     for vocabulary in [None, *names]:
         option = _vocabulary_option(vocabulary)
