@@ -150,6 +150,16 @@ def read_regular_file(path: "Union[str, bytes]", limit: int, name: str) -> "Opti
     """(bytes, stat) of the regular file at ``path`` itself, None when nothing is there. Looks before reading: a
     link (O_NOFOLLOW), a FIFO, a device or a directory is never read (the open does not block, fstat decides),
     and never more than ``limit`` + 1 bytes are read. Raises UnsafeFile (naming ``name``) otherwise."""
+    try:  # look first: a device is never opened (opening some has effects); fstat below closes the race
+        seen = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        seen = None  # the open below says why
+    if seen is not None and stat.S_ISLNK(seen.st_mode):
+        raise UnsafeFile("%s is a symbolic link; not following it" % name)
+    if seen is not None and not stat.S_ISREG(seen.st_mode):
+        raise UnsafeFile("%s is not a regular file" % name)
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
