@@ -27,7 +27,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import _native as native
 from sage_flags import reference
-from sage_flags._vocab import MODES
+from sage_flags._vocabulary import vocabulary
+
+MODES = vocabulary().modes  # the default's (B1): what parse gives without a vocabulary
 
 from parity import vectors
 

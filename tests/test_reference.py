@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import reference
-from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+from sage_flags._vocabulary import vocabulary
+
+MODES, SUPPORTED_FLAGS = vocabulary().modes, vocabulary().supported_flags  # the default's (B1)
 from sage_flags.reference import ParseResult, load_defaults, parse
 
 KEYS = [key for key, _ in MODES]

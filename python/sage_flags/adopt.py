@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-from sage_flags import _vocab
+from sage_flags import _vocab, _vocabulary
 from sage_flags._io import OK, UsageError, _write
 from sage_flags.hook_commands import ADOPTED_WRAPPER, codex_hook_command
 
@@ -57,7 +57,7 @@ def vocabulary_for_release(release: str) -> "Optional[str]":
     """N2: the vocabulary of a Sage release (B5's generated table), or None for a release outside it."""
     if release == NO_VERSION_LAYOUT:
         return "sage-1.1"
-    return _vocab.vocabulary_for_release(release) if RELEASE.match(release) else None
+    return _vocabulary.vocabulary_for_release(release) if RELEASE.match(release) else None
 
 
 def _span(first: "Tuple[int, ...]", last: "Optional[Tuple[int, ...]]") -> str:
@@ -326,7 +326,7 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str]]":
     return dry_run, vocabulary
 
 
-def run_adopt(items: "Sequence[bytes]") -> int:
+def run_adopt(items: "Sequence[bytes]", _name: str = "") -> int:  # its own --vocabulary or the release decides
     dry_run, vocabulary = _options(items)
     root = os.getcwd()
     try:
