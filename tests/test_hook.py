@@ -606,9 +606,8 @@ def test_the_label_is_one_generated_constant() -> None:
     assert _vocab.HOOK_LABEL == generate.HOOK_LABEL == "sage-flags hook result"
     rust = (ROOT / "crates" / "sage-flags-core" / "src" / "vocab.rs").read_text()
     assert f'pub const HOOK_LABEL: &str = "{generate.HOOK_LABEL}";' in rust
-    assert (
-        vocabulary().workflows == generate.load_vocabulary(ROOT / "spec" / "flags.toml").workflows == ("build", "architect")
-    )
+    workflows = generate.load_vocabulary(ROOT / "spec" / "flags.toml").workflows
+    assert vocabulary().workflows == workflows == ("build", "architect")
     result = run(LAYERS[0], "codex", json.dumps(codex_submit("/architect x")).encode())
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith(generate.HOOK_LABEL + " for /architect (ARGUMENTS: 1 bytes, SHA-256 ")

@@ -29,9 +29,9 @@ from sage_flags import _native as native
 from sage_flags import reference
 from sage_flags._vocabulary import vocabulary
 
-MODES = vocabulary().modes  # the default's (B1): what parse gives without a vocabulary
-
 from parity import vectors
+
+MODES = vocabulary().modes  # the default's (B1): what parse gives without a vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = [key for key, _ in MODES]

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import reference
 from sage_flags._vocabulary import vocabulary
+from sage_flags.reference import ParseResult, load_defaults, parse
 
 MODES, SUPPORTED_FLAGS = vocabulary().modes, vocabulary().supported_flags  # the default's (B1)
-from sage_flags.reference import ParseResult, load_defaults, parse
 
 KEYS = [key for key, _ in MODES]
 

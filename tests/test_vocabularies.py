@@ -145,7 +145,7 @@ def test_every_layer_lists_the_same_vocabularies() -> None:
     ],
 )
 def test_the_release_table(release: str, vocabulary: object) -> None:
-    """B5: spec/releases.toml, generated into the table _vocab.RELEASES that _vocabulary.vocabulary_for_release reads."""
+    """B5: spec/releases.toml, generated into _vocab.RELEASES (vocabulary_for_release reads it)."""
     assert _vocabulary.vocabulary_for_release(release) == vocabulary
 
 
