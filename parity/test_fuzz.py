@@ -34,8 +34,9 @@ def with_vocabulary(*strategies) -> st.SearchStrategy:
 
 
 def family(weight: float, *strategies):
-    """A family's test: its share of the profile's examples, given an example of ``with_vocabulary(*strategies)``."""
-    examples = max(1, int(PROFILE.max_examples * weight))
+    """A family's test: its share of the profile's examples for each vocabulary (drawn per example, in one run),
+    given an example of ``with_vocabulary(*strategies)``."""
+    examples = max(1, int(PROFILE.max_examples * weight)) * len(gen.vocabularies())
     return lambda test: settings(PROFILE, max_examples=examples)(given(with_vocabulary(*strategies))(test))
 
 
@@ -111,7 +112,8 @@ def test_in_process(example) -> None:
 # The oracle itself: a lying layer, stream and core, bad JSON lines are caught; the generators reach every outcome.
 
 V = gen.vocabularies()[0]
-LIAR = "from sage_flags import reference as r; p = r.parse; r.parse = lambda t, d=None: p(t.replace('\u00e9', ''), d)"
+LIAR = "from sage_flags import reference as r; p = r.parse"
+LIAR += "; r.parse = lambda t, d=None, **k: p(t.replace('\u00e9', ''), d, **k)"
 LIAR += "; import runpy; runpy.run_module('sage_flags', run_name='__main__', alter_sys=True)"  # the lie: no e-acute
 
 
@@ -169,8 +171,8 @@ def test_the_generators_reach_every_outcome() -> None:
     from sage_flags import hook, reference
 
     outcomes = set()
-    for _, argument in seen_by(with_vocabulary(gen.arguments), 400):
-        error = reference.parse(fuzz.decode(argument)).error or "ok"
+    for v, argument in seen_by(with_vocabulary(gen.arguments), 400):
+        error = reference.parse(fuzz.decode(argument), vocabulary=v.name).error or "ok"
         outcomes.add("E1+" if "Did you mean" in error else error.split()[0])
     assert {"ok", "E1+", "Unknown", "Flag", "Conflicting", "Arguments"} <= outcomes, outcomes
     assert {spec["type"] for spec in seen_by(gen.configs(V), 400)} == set(gen.CONFIG_TYPES)

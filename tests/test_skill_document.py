@@ -211,7 +211,7 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
         text = prose.read_text(encoding="utf-8")
         flags = re.search(r"Supported flags: ([^.]*)\.", text).group(1)
         expected = [
-            reference.E1.replace(reference.SUPPORTED_FLAGS, flags),
+            reference.E1.replace("{supported}", flags),
             "Flag '{flag}' takes no value (got '{token}').",
             reference.E3.format(key="<key>", name="<name>"),
             reference.E4,
