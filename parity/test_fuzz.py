@@ -191,6 +191,26 @@ def test_the_generators_reach_every_outcome() -> None:
     assert {v.name for (v,) in seen_by(with_vocabulary(), 30)} == set(names)
 
 
+def test_one_run_draws_every_vocabulary() -> None:
+    """B2: one run covers every vocabulary of the build, each example's vocabulary named to every layer's process
+    and passed to both in-process backends; each family runs its share of examples for each vocabulary."""
+    from sage_flags import _vocab
+
+    assert [v.name for v in gen.vocabularies()] == list(_vocab.NAMES)
+    for v in gen.vocabularies():
+        assert dict(v.env) == {"SAGE_FLAGS_VOCABULARY": v.name}
+        assert [name for name, _, _ in v.backends][:1] == ["reference"] and len(v.backends) == 2  # D23: both built
+        for _, parse, _ in v.backends:
+            result = parse("--" + v.modes[-1][1] + " x", None)
+            assert (result.vocabulary, result.error, result.goal) == (v.name, None, "x")
+    share = max(1, int(PROFILE.max_examples * 3))  # test_parse's weight
+    assert test_parse.hypothesis.inner_test and settings_of(test_parse).max_examples == share * len(_vocab.NAMES)
+
+
+def settings_of(test) -> settings:
+    return test._hypothesis_internal_use_settings
+
+
 # atheris drives test_in_process: python -m parity.test_fuzz [libFuzzer options] [CORPUS] (make fuzz-inproc), or
 # --replay DIR... runs every corpus file once (make fuzz-coverage)
 if __name__ == "__main__":
