@@ -187,3 +187,24 @@ def test_the_generated_vocabularies_are_data() -> None:
     for node in body:
         ast.literal_eval(node.value)  # raises for anything but a literal
     assert set(_vocab.TABLES) == set(_vocab.NAMES)
+
+
+DROP_IN_API = """
+from core.flag_parser.parser import parse
+from core.flag_parser.config_loader import load_defaults
+print(parse("--subagents x").to_json())
+print(sorted(load_defaults(%r)))
+"""
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_the_drop_in_api_parses_in_its_vocabulary(backend: str, tmp_path: Path) -> None:
+    """B6: the predecessor's API of the drop-in (parser.parse, config_loader.load_defaults) parses in the
+    vocabulary the environment names, the package taking it as an argument (a guard: the package no longer
+    reads the environment)."""
+    config = tmp_path / "config.yaml"
+    config.write_bytes(CONFIG)
+    code = "import sys; sys.path.insert(0, %r)\n" % str(ROOT / "sage") + DROP_IN_API % str(config)
+    done = python(code, {"SAGE_FLAGS_VOCABULARY": "sage-1.3", "SAGE_FLAGS_BACKEND": backend})
+    want = executable_answers("sage-1.3", ["--subagents x"])[0] + "\n['quality_locked', 'subagents']\n"
+    assert (done.stdout.decode(), done.stderr) == (want, b"")
