@@ -22,7 +22,9 @@ VOCABULARY_NAMES := $(shell for f in spec/flags.toml $(filter-out spec/flags.tom
 BUNDLES := $(foreach name,$(VOCABULARY_NAMES),$(DIST)/sage-flags-$(name)-$(VERSION).tar.gz)
 BUNDLE := $(firstword $(BUNDLES))
 SAGE_SOURCES := $(shell find sage -type f -not -path '*/__pycache__/*')
-PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES)
+# The skill's templates and data: package data both wheels carry (docs/SPEC.md G8).
+SKILL_SOURCES := $(shell find python/sage_flags/skill -type f -not -path '*/__pycache__/*')
+PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(SKILL_SOURCES)
 
 dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLES)  ## every release artifact into $(DIST)/ (wheels, sdist, bundles)
 wheels: wheel-native wheel-pure  ## both wheels into $(DIST)/
@@ -49,7 +51,8 @@ $(PURE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) pure-wheel/pyproject.toml pure-w
 $(SDIST): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES)
 	$(BIN)/maturin sdist --out $(DIST)
 
-$(DIST)/sage-flags-%-$(VERSION).tar.gz: $(PURE_WHEEL) tools/build_bundle.py tools/generate.py $(SAGE_SOURCES) $(wildcard spec/*.toml)
+$(DIST)/sage-flags-%-$(VERSION).tar.gz: $(PURE_WHEEL) tools/build_bundle.py tools/generate.py tools/skill_outputs.py \
+		$(SAGE_SOURCES) $(wildcard spec/*.toml)
 	$(PY) tools/build_bundle.py --pure-wheel $(PURE_WHEEL) --out $(DIST) --vocabulary $* >/dev/null
 
 # What pip needs to build the sdist offline in tests/test_sdist.py (--no-index, build isolation): the pinned maturin.

@@ -4,7 +4,7 @@
 #   make fuzz-inproc   atheris drives the in-process test (parity/test_fuzz.py::test_in_process), INPROC_RUNS
 # One run covers every vocabulary of the one build (SPEC section 20): each example draws its vocabulary, passed as
 # an argument to the in-process reference and core and named by SAGE_FLAGS_VOCABULARY to every layer's process.
-.PHONY: parity fuzz fuzz-inproc fuzz-coverage vectors lint-workflows
+.PHONY: parity fuzz fuzz-inproc fuzz-coverage vectors check-vectors lint-workflows
 TEST_TARGETS += parity
 LINT_TARGETS += lint-workflows
 
@@ -39,8 +39,14 @@ fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py
 	$(BIN)/coverage run --branch --data-file=build/.coverage --include='*/sage_flags/reference.py' \
 	  -m parity.test_fuzz --replay $(CORPUS) && $(BIN)/coverage report --data-file=build/.coverage --show-missing
 
-vectors: setup  ## write parity/vectors/ from the case table parity/cases.jsonl (tools/write_vectors.py)
+vectors: setup  ## rewrite the default vocabulary's vector results from the pure reference (tools/write_vectors.py)
 	$(PY) tools/write_vectors.py
+
+# `make check-generated` (the first stage of `make test`) also holds parity/vectors/ to what `make vectors` writes:
+# the default vocabulary's results are the reference's, every vector file is in its canonical form.
+check-generated: check-vectors
+check-vectors: setup
+	$(PY) tools/write_vectors.py --check
 
 # The venv's shellcheck on PATH: actionlint then checks every `run:` script with it.
 lint-workflows: $(VENV)/.tools

@@ -153,19 +153,19 @@ def compare(
 class Divergence(AssertionError):
     def __init__(self, vector: Vector, problems: List[str]) -> None:
         self.vector, self.problems = vector, problems
-        message = "layers disagree:\n  %s\nthe example as a vector (parity/vectors format):\n%s"
+        message = "layers disagree:\n  %s\nthe example as a vector (a line of parity/vectors/<vocabulary>.jsonl):\n%s"
         super().__init__(message % ("\n  ".join(problems[:12]), vector.to_json()))
 
 
 def diverged(problems: List[str], rules: tuple, argv: Sequence[bytes], expected: Outcome, **fields) -> Divergence:
     """The exception for a divergence, its example a vector (expected: the reference's), noted for hypothesis and
-    written to parity/failures/fuzz-COMMAND.json: hypothesis replays the minimal example last, so that one stays."""
+    written to parity/failures/fuzz-COMMAND.jsonl: hypothesis replays the minimal example last, so that one stays."""
     status = -1 if expected.status is None else expected.status
     vector = Vector("", rules, tuple(argv), expected.stdout, status, **fields)
     note_text = "found by the fuzzer (parity/fuzz.py): " + problems[0][:200]
     vector = dataclasses.replace(vector, name="fuzz-" + vector.command, note=note_text)
     FAILURES_DIR.mkdir(parents=True, exist_ok=True)
-    (FAILURES_DIR / (vector.name + ".json")).write_text(vector.to_json(), encoding="utf-8")
+    (FAILURES_DIR / (vector.name + ".jsonl")).write_text(vector.to_json(), encoding="utf-8")
     if currently_in_test_context():
         note(vector.to_json())
     return Divergence(vector, problems)

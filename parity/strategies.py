@@ -137,9 +137,9 @@ ENV_CHOICES += tuple(("IFS", x) for x in ("", "-", "x", "\t", "\n", " \t\n", "-a
 ENV_CHOICES += (("PYTHONUTF8", "0"), ("PYTHONUTF8", "1"), ("GLOBIGNORE", "*"), ("GLOBIGNORE", "*:.*"))
 ENV_CHOICES += (("GLOBIGNORE", ""), ("POSIXLY_CORRECT", ""))
 # The five YAML line breaks (PyYAML breaks lines at each), and the node properties and keys YAML reads where a
-# line-by-line reader might not (issue 33): anchors, tags, `?` keys, aliases.
+# line-by-line reader might not (issue 33): anchors, tags, `?` keys, aliases; a BOM before a key (issue 40).
 YAML_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
-YAML_PROPERTIES = ("&k ", "!!str ", "? ", "*k", "&a !!map ", "!t ")
+YAML_PROPERTIES = ("&k ", "!!str ", "? ", "*k", "&a !!map ", "!t ", "\ufeff")
 # persist and resume refuse these where they could move `flags` (issue 33, SPEC P11).
 HOSTILE_YAML = True
 MANIFEST_WORDS = ("title: Cycle 3", "owner: ana", "# a comment", "", "  nested: 1", "tags: [a, b]", "é: ü")

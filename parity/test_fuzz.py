@@ -128,10 +128,10 @@ def test_lying_layers_and_cores_are_caught(tmp_path: Path, monkeypatch: pytest.M
     with pytest.raises(fuzz.Divergence) as caught:
         fuzz.check_agreement(V, "parse", ["--autonomous caf\u00e9".encode()], layers=[*honest, liar])
     assert any(p.startswith("liar: stdout") for p in caught.value.problems)
-    vector = vectors.load(tmp_path / "fuzz-parse.json")
+    vector = vectors.load(tmp_path / "fuzz-parse.jsonl")
     assert vector.argv == ("--autonomous caf\u00e9".encode(),) and vector.status == 0
     assert vector.stdout == contract_line(V, ["--autonomous caf\u00e9"])  # expected: the reference's
-    assert (tmp_path / "fuzz-parse.json").read_text() == vector.to_json() in str(caught.value)  # ready to save
+    assert (tmp_path / "fuzz-parse.jsonl").read_text() == vector.to_json() in str(caught.value)  # ready to save
 
     records = [b"a", "--autonomous caf\u00e9".encode(), b"z"]
     fuzz.check_records(V, records[::2], "none", layers=[liar])  # honest on these

@@ -10,22 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import List, Optional
 
 import pytest
 
 from parity import vectors
 
-ROOT = Path(__file__).resolve().parent.parent
-ALL = [
-    *vectors.load_all(),
-    *(
-        v
-        for name in ("sage-1.3", "sage-1.3.18")
-        for v in vectors.load_all(directory=ROOT / "parity" / f"vectors-{name}")
-    ),
-]
+ALL = [*vectors.load_all(), *(v for name in ("sage-1.3", "sage-1.3.18") for v in vectors.load_all(vocabulary=name))]
 ERROR_PREFIXES = {  # E1-E5 of SPEC section 6, by how their messages begin
     "Unknown flag '": "E1",
     "Flag '": "E2",

@@ -14,7 +14,6 @@ from parity import vectors
 from parity.layers import PROJECT, PYTHON, ROOT, Layer, available_layers
 
 ALL = vectors.load_all()
-CASES = ROOT / "parity" / "cases.jsonl"
 
 
 check = vectors.assert_matches
@@ -51,15 +50,11 @@ def test_hook_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> No
     check(vector, result, f"{layer.name} {vector.name}")
 
 
-# docs/SPEC.md B1: every shipped vocabulary's own vectors (parity/vectors-<name>/; the default's are parity/vectors/),
+# docs/SPEC.md B1: every shipped vocabulary's own vectors (parity/vectors/<name>.jsonl, the default's among them),
 # through this one build's layers, the vocabulary named as a caller names it (SAGE_FLAGS_VOCABULARY: every layer
 # reads it; the option is tests/test_vocabularies.py's). Not in a copy built for one vocabulary (it carries no other).
 NAMED_VOCABULARIES = ("sage-1.3", "sage-1.3.18") if PROJECT == ROOT else ()
-NAMED_VECTORS = [
-    (name, vector)
-    for name in NAMED_VOCABULARIES
-    for vector in vectors.load_all(directory=ROOT / "parity" / f"vectors-{name}")
-]
+NAMED_VECTORS = [(name, vector) for name in NAMED_VOCABULARIES for vector in vectors.load_all(vocabulary=name)]
 NAMED_LAYERS = {layer.name: layer for command in ("parse", "hook", "config") for layer in available_layers(command)}
 
 
@@ -125,10 +120,14 @@ def test_config_vector_through_batch(layer: Layer, vector: vectors.Vector, tmp_p
 
 
 def test_vector_files_are_canonical() -> None:
-    """Each file is in the canonical form the fuzzer writes, so diffs stay readable."""
-    for vector in ALL:
-        path = vectors.VECTOR_DIR / f"{vector.name}.json"
-        assert path.read_text(encoding="utf-8") == vector.to_json(), path.name
+    """Each vocabulary's file is in the canonical form (one line per vector, sorted by name), so diffs stay
+    readable; the fuzzer's lines are in that form too."""
+    for path in sorted(vectors.VECTOR_DIR.glob("*.jsonl")):
+        lines = vectors.read_lines(path)
+        assert [d["name"] for d in lines] == sorted({d["name"] for d in lines}), f"{path.name}: names sorted, once"
+        for data, line in zip(lines, path.read_text(encoding="utf-8").splitlines(keepends=True)):
+            assert line == vectors.canonical_line(data), f"{path.name}: {data['name']}"
+            assert vectors.from_data(data).to_json() == vectors.canonical_line(vectors.from_data(data).to_data())
 
 
 def test_every_rule_is_covered() -> None:
@@ -148,28 +147,38 @@ def test_expected_stdout_is_one_strict_json_line() -> None:
             assert json.dumps(data, ensure_ascii=False) == text, vector.name
 
 
-def test_vectors_are_what_the_case_table_gives() -> None:
-    """parity/vectors/ is written from parity/cases.jsonl by tools/write_vectors.py: no file edited by hand, none
-    missing, and the reference agrees with every hand-written expectation there (parity/README.md)."""
-    check = subprocess.run(
-        [PYTHON, str(ROOT / "tools" / "write_vectors.py"), "--check"], capture_output=True, text=True, timeout=600
-    )
-    assert check.returncode == 0, check.stdout + check.stderr
-
-
 def test_a_hand_written_expectation_stops_a_wrong_reference(tmp_path: Path) -> None:
-    """The case table's expectations are independent of the reference: one the reference does not meet writes
-    nothing and names the case."""
-    case = json.loads(next(line for line in CASES.read_text().splitlines() if '"example-15-outer-whitespace"' in line))
-    case["expect"]["goal"] = "ship feature"  # what a reference that collapsed inner whitespace would print
-    table = tmp_path / "cases.jsonl"
-    table.write_text(json.dumps(case) + "\n", encoding="utf-8")
-    out = tmp_path / "out"
+    """A vector's "expect" is independent of the reference: one the reference does not meet writes nothing and
+    names the vector."""
+    (line,) = [d for d in vectors.read_lines(vectors.vector_file()) if d["name"] == "example-15-outer-whitespace"]
+    line["expect"]["goal"] = "ship feature"  # what a reference that collapsed inner whitespace would print
+    table = tmp_path / "sage-1.1.jsonl"
+    table.write_text(vectors.canonical_line(line), encoding="utf-8")
+    before = table.read_bytes()
     run = subprocess.run(
-        [PYTHON, str(ROOT / "tools" / "write_vectors.py"), "--cases", str(table), "--out", str(out)],
+        [PYTHON, str(ROOT / "tools" / "write_vectors.py"), "--file", str(table)],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert run.returncode == 1 and not out.exists()
+    assert run.returncode == 1 and table.read_bytes() == before
     assert "example-15-outer-whitespace: goal: 'ship    feature', expected 'ship feature'" in run.stderr
+
+
+def test_a_wrong_result_fails_the_check(tmp_path: Path) -> None:
+    """`write_vectors.py --check` (make check-generated) names a result that is not the reference's: one stdout
+    byte changed, and a status; `make vectors` puts the reference's back."""
+    names = ("example-02-quality-locked", "stdin-crlf")  # one through the batch stream, one on its own
+    lines = [d for d in vectors.read_lines(vectors.vector_file()) if d["name"] in names]
+    assert len(lines) == 2
+    lines[0]["stdout"] = lines[0]["stdout"].replace('"goal": "', '"goal": "X', 1)
+    lines[1]["status"] = 1 - lines[1]["status"]
+    table = tmp_path / "sage-1.1.jsonl"
+    table.write_text("".join(vectors.canonical_line(d) for d in lines), encoding="utf-8")
+    tool = [PYTHON, str(ROOT / "tools" / "write_vectors.py"), "--file", str(table)]
+    check = subprocess.run([*tool, "--check"], capture_output=True, text=True, timeout=120)
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert f"{lines[0]['name']}: the results are not the reference's" in check.stdout
+    assert f"{lines[1]['name']}: the results are not the reference's" in check.stdout
+    subprocess.run(tool, check=True, capture_output=True, timeout=120)
+    assert subprocess.run([*tool, "--check"], capture_output=True, timeout=120).returncode == 0

@@ -1,8 +1,9 @@
 """Load the language-neutral vectors in parity/vectors/ and materialise them.
 
-The file format is documented in parity/README.md. Every byte field (argv
-items, config content, stdin) is either a JSON string (its UTF-8 bytes) or
-``{"hex": "..."}`` for bytes that are not UTF-8.
+One JSON Lines file per vocabulary, parity/vectors/<vocabulary>.jsonl, one vector per line; the format is
+documented in parity/README.md. Every byte field (argv items, config content, stdin) is a JSON string (its UTF-8
+bytes), ``{"hex": "..."}`` for bytes that are not UTF-8, or a description of long bytes:
+``{"repeat": FIELD, "times": N}`` and ``{"join": [FIELD, ...]}``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -22,15 +24,24 @@ from parity.optional import missing
 if TYPE_CHECKING:
     from parity.layers import Layer
 
-VECTOR_DIR = Path(__file__).resolve().parent / "vectors"
+ROOT = Path(__file__).resolve().parent.parent
+VECTOR_DIR = ROOT / "parity" / "vectors"
 CONFIG_PLACEHOLDER = b"{config}"
 MANIFEST_PLACEHOLDER = b"{manifest}"
 
+ByteField = Union[str, Dict[str, object]]
 
-def to_bytes(value: Union[str, Dict[str, str]]) -> bytes:
+
+def to_bytes(value: ByteField) -> bytes:
     if isinstance(value, str):
         return value.encode("utf-8")
-    return bytes.fromhex(value["hex"])
+    if set(value) == {"hex"}:
+        return bytes.fromhex(str(value["hex"]))
+    if set(value) == {"repeat", "times"} and isinstance(value["times"], int) and value["times"] >= 0:
+        return to_bytes(value["repeat"]) * value["times"]  # type: ignore[arg-type]
+    if set(value) == {"join"} and isinstance(value["join"], list):
+        return b"".join(to_bytes(part) for part in value["join"])
+    raise ValueError(f"not a byte field: {json.dumps(value)[:200]}")
 
 
 def from_bytes(data: bytes) -> Union[str, Dict[str, str]]:
@@ -38,6 +49,46 @@ def from_bytes(data: bytes) -> Union[str, Dict[str, str]]:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return {"hex": data.hex()}
+
+
+def default_vocabulary(root: Path = ROOT) -> str:
+    """The name of the vocabulary ``root``'s spec/flags.toml holds (docs/SPEC.md B1): its vectors are the default's.
+    Its top-level ``name`` line, before the first table, read with a pattern (Python 3.8 has no tomllib); without
+    one, tools/generate.py's name for it, own-<file stem>."""
+    text = (root / "spec" / "flags.toml").read_text(encoding="utf-8")
+    top = re.split(r"^\[", text, maxsplit=1, flags=re.MULTILINE)[0]
+    found = re.search(r'^name\s*=\s*"([^"\\]+)"', top, re.MULTILINE)
+    return found.group(1) if found else "own-flags"
+
+
+def vector_file(vocabulary: Optional[str] = None, directory: Path = VECTOR_DIR) -> Path:
+    """The file of ``vocabulary``'s vectors (the default vocabulary's when None)."""
+    return directory / f"{vocabulary or default_vocabulary()}.jsonl"
+
+
+# A line's keys in this order; other keys (a manifest, ...) after "stdin", in the order they were written.
+HEAD_KEYS = (
+    "name",
+    "rules",
+    "note",
+    "checked_against",
+    "command",
+    "argv",
+    "config",
+    "env",
+    "stdin_from_parse",
+    "stdin",
+)
+RESULT_KEYS = ("expect", "stdout", "status")  # the hand-written expectation, then the results
+
+
+def canonical_line(data: dict) -> str:
+    """A vector's line as the files hold it: keys in HEAD_KEYS, other, RESULT_KEYS order; ASCII JSON (no
+    character can end the line early, not even U+2028); one newline."""
+    head = [k for k in HEAD_KEYS if k in data]
+    tail = [k for k in RESULT_KEYS if k in data]
+    ordered = {k: data[k] for k in head + [k for k in data if k not in head and k not in tail] + tail}
+    return json.dumps(ordered, ensure_ascii=True) + "\n"
 
 
 @dataclass(frozen=True)
@@ -52,7 +103,7 @@ class Vector:
     env: Dict[str, str] = field(default_factory=dict)
     stdin: bytes = b""
     note: str = ""
-    # Fields of other commands (e.g. "manifest" for persist/resume), kept as they are.
+    # Other keys of the line, kept as they are: "manifest" (persist/resume), "expect", "checked_against", ...
     extra: Dict[str, object] = field(default_factory=dict)
 
     def materialise(self, workdir: Path) -> List[bytes]:
@@ -66,8 +117,9 @@ class Vector:
             argv.append(item)
         return argv
 
-    def to_json(self) -> str:
-        data: dict = {"rules": list(self.rules)}
+    def to_data(self) -> dict:
+        """The vector as a line's JSON object (its bytes spelled out)."""
+        data: dict = {"name": self.name, "rules": list(self.rules)}
         if self.note:
             data["note"] = self.note
         if self.command != "parse":
@@ -82,7 +134,11 @@ class Vector:
         data.update(self.extra)
         data["stdout"] = self.stdout.decode("utf-8")
         data["status"] = self.status
-        return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
+        return data
+
+    def to_json(self) -> str:
+        """The vector as one line of a vector file (ready to add to parity/vectors/<vocabulary>.jsonl)."""
+        return canonical_line(self.to_data())
 
 
 def make_config(spec: dict, workdir: Path) -> Path:
@@ -116,13 +172,13 @@ def make_config(spec: dict, workdir: Path) -> Path:
     return path
 
 
-KNOWN_FIELDS = {"rules", "note", "command", "argv", "config", "env", "stdin", "stdout", "status"}
+KNOWN_FIELDS = {"name", "rules", "note", "command", "argv", "config", "env", "stdin", "stdout", "status"}
 
 
-def load(path: Path) -> Vector:
-    data = json.loads(path.read_text(encoding="utf-8"))
+def from_data(data: dict) -> Vector:
+    """A line's JSON object as a Vector (byte fields expanded)."""
     return Vector(
-        name=path.stem,
+        name=data["name"],
         rules=tuple(data["rules"]),
         argv=tuple(to_bytes(a) for a in data["argv"]),
         stdout=data["stdout"].encode("utf-8"),
@@ -136,9 +192,39 @@ def load(path: Path) -> Vector:
     )
 
 
-def load_all(command: Optional[str] = None, directory: Path = VECTOR_DIR) -> List[Vector]:
-    """The vectors in ``directory`` (this vocabulary's by default; parity/vectors-<stem>/ for another one)."""
-    vectors = [load(p) for p in sorted(directory.glob("*.json"))]
+def read_lines(path: Path) -> List[dict]:
+    """The JSON objects of a vector file, one per non-empty line; ValueError naming the file and line of one that
+    is not a JSON object."""
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if line.strip():
+            try:
+                data = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"{path.name}:{number}: not JSON: {error}") from None
+            if not isinstance(data, dict):
+                raise ValueError(f"{path.name}:{number}: not a JSON object")
+            found.append(data)
+    return found
+
+
+def load_file(path: Path) -> List[Vector]:
+    return [from_data(data) for data in read_lines(path)]
+
+
+def load(path: Path) -> Vector:
+    """The one vector of a file of one line (the fuzzer's parity/failures/fuzz-COMMAND.jsonl)."""
+    (vector,) = load_file(path)
+    return vector
+
+
+def load_all(command: Optional[str] = None, vocabulary: Optional[str] = None) -> List[Vector]:
+    """The vectors of ``vocabulary`` (this project's default vocabulary's when None; none when this copy of the
+    project carries no vectors for it, as a copy built for a new vocabulary: tools/build_vocabulary.py)."""
+    path = vector_file(vocabulary)
+    if vocabulary is None and not path.exists():
+        return []
+    vectors = load_file(path)
     return [v for v in vectors if command is None or v.command == command]
 
 

@@ -3,8 +3,8 @@
 Written apart from manifest.py and persist.sh on purpose: it finds the frontmatter by the fence rule of P3
 and lets PyYAML read it. For a manifest whose frontmatter is valid YAML (a mapping, or empty):
 - persist with status 0 leaves a frontmatter that loads as the old mapping with exactly the persisted
-  entries under `flags`, and the body byte-identical; any other status leaves the file byte-identical
-  (checked by the callers);
+  entries under `flags`, one top-level `flags` key as PyYAML composes it, and the body byte-identical; any
+  other status leaves the file byte-identical (checked by the callers);
 - resume restores exactly the modes PyYAML reads as booleans under `flags` (those no flag of its own set), with
   those values, or nothing at all (a front matter the whitelist of P11 refuses, R2).
 For one PyYAML cannot load (Sage's own writers make such front matters, SPEC P11), persist with status 0 leaves
@@ -72,6 +72,13 @@ def vocabulary_of(fields: Dict[str, object]) -> Vocabulary:
     return next(v for v in map(vocabulary, NAMES) if keys == list(v.fields))
 
 
+def top_level_keys(frontmatter: bytes) -> List[object]:
+    """The keys of the front matter's root mapping as PyYAML composes it, repeats included (a loader keeps
+    only the last of them: `flags` written twice loads as one)."""
+    root = yaml.compose(frontmatter.decode("utf-8"), Loader=yaml.SafeLoader)
+    return [key.value for key, _ in root.value] if isinstance(root, yaml.MappingNode) else []
+
+
 def persisted_entries(line: bytes) -> Dict[str, object]:
     """What persist records for this contract line: each mode's value, and each value mode's number."""
     fields = json.loads(line)
@@ -126,6 +133,8 @@ def check_persist(before: Optional[bytes], line: bytes, status: int, after: Opti
         new = load(new_frontmatter)
     except NotYaml as error:
         raise AssertionError("persist made the frontmatter invalid YAML: %s\n%s" % (error, after)) from None
+    keys = top_level_keys(new_frontmatter)
+    assert keys.count("flags") == 1, "persist left %d top-level flags keys: %r" % (keys.count("flags"), after)
     flags = old.get("flags")
     assert flags is None or isinstance(flags, dict), "persist wrote into a flags value that is not a mapping"
     expected = dict(old)

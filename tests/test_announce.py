@@ -150,7 +150,8 @@ def test_announce_uses_the_loaded_backend(backend: str) -> None:
     """announce goes through sage_flags.parse: with SAGE_FLAGS_BACKEND=native and no native core, it cannot run."""
     native = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True).returncode == 0
     env = dict(os.environ, SAGE_FLAGS_BACKEND=backend)
-    code = "import sage_flags.announce as a, sage_flags; a.run_announce([b'build'], 'sage-1.1'); print(sage_flags.BACKEND)"
+    code = "import sage_flags.announce as a, sage_flags; a.run_announce([b'build'], 'sage-1.1')"
+    code += "; print(sage_flags.BACKEND)"
     result = subprocess.run([PYTHON, "-c", code], capture_output=True, env=env)
     if backend == "native" and not native:
         assert result.returncode != 0 and b"ImportError" in result.stderr

@@ -23,6 +23,7 @@ import interpreters
 import pytest
 import yaml
 from artifacts import (
+    VOCABULARY_NAMES,
     Artifacts,
     CleanLayer,
     artifacts,
@@ -37,8 +38,8 @@ from skill_files import SKILL_DIR, skill_files
 from parity.layers import BASH_COMMANDS, COMMANDS, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
+import build_bundle
 import generate
-import skill_variants
 
 VENDOR = "sage/core/flag_parser/_vendor/sage_flags/"
 
@@ -90,12 +91,16 @@ def which(launcher: CleanLayer) -> str:
     return done.stdout
 
 
-SAGE_SKILL = "sage/core/capabilities/orchestration/flag-parser/SKILL.md"
+SKILL_PREFIX = generate.SKILL_DIR + "/"
 
 
-def in_bundle(member: str, data: bytes) -> bytes:
-    """A repository file as the bundle carries it: the skill at Sage's skill path in Sage's contract (SPEC N8)."""
-    return skill_variants.sage_contract_skill(data.decode()).encode() if member == SAGE_SKILL else data
+def in_bundle(member: str, data: bytes, vocabulary: str = "sage-1.1") -> bytes:
+    """A repository file as the bundle of ``vocabulary`` carries it: the skill is the renderer's, for that
+    vocabulary, in Sage's form (SPEC G8, N8)."""
+    if not member.startswith(SKILL_PREFIX):
+        return data
+    build = generate.load_build(ROOT).with_default(vocabulary)
+    return generate.skill_files(ROOT, build, "sage")[member[len(SKILL_PREFIX) :]].encode("utf-8")
 
 
 def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
@@ -118,6 +123,16 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
         assert stat.S_IMODE(member.mode) == (0o755 if executable else 0o644), name
         assert (member.uid, member.gid, member.mtime) == (0, 0, members[VENDOR + "cli.py"].mtime), name
     assert members["sage/bin/sage-flags"].mode & 0o111
+
+
+@pytest.mark.parametrize("vocabulary", sorted(VOCABULARY_NAMES))
+def test_bundle_files_lists_exactly_what_the_bundle_holds(built: Artifacts, vocabulary: str) -> None:
+    """tools/build_bundle.py's bundle_files with python/sage_flags's files as the vendored package (what
+    tests/test_sage_1_1_dropin.py lays over a Sage project, without `make dist`) is the archive, byte for byte."""
+    with tarfile.open(built.bundles[vocabulary]) as archive:
+        held = {m.name: (archive.extractfile(m).read(), bool(m.mode & 0o111)) for m in archive.getmembers()}
+    vendored = [(build_bundle.VENDOR + "/" + name, data, False) for name, data in package_sources().items()]
+    assert build_bundle.bundle_files(vocabulary, vendored) == held
 
 
 def test_compat_entry_runs_every_vector_on_python_alone(project: Path, bare_python: Path, tmp_path: Path) -> None:
@@ -174,14 +189,41 @@ def test_bundle_ships_the_skill(project: Path) -> None:
     skill = project / SKILL_DIR.relative_to(ROOT)
     shipped = {p.relative_to(skill): p.read_bytes() for p in skill.rglob("*") if p.is_file()}
     expected = {p.relative_to(SKILL_DIR): p.read_bytes() for p in skill_files()}
-    expected[Path("SKILL.md")] = skill_variants.sage_contract_skill((SKILL_DIR / "SKILL.md").read_text()).encode()
-    assert shipped == expected
+    expected[Path("SKILL.md")] = in_bundle(SKILL_PREFIX + "SKILL.md", b"")
+    assert shipped == expected and expected[Path("SKILL.md")] != (SKILL_DIR / "SKILL.md").read_bytes()
     text = (skill / "SKILL.md").read_text(encoding="utf-8")
     front = text.split("\n---\n")[0]
     assert re.search(r'^version: "[0-9]+\.[0-9]+\.[0-9]+"$', front, re.M)
     assert "\nmodes: [build, architect]" in front and re.search(r"^## Failure Modes$", text, re.M)
     meta = yaml.safe_load(front[4:])
     assert meta["name"] == "flag-parser" and meta["modes"] == ["build", "architect"] and len(meta["description"]) > 50
+
+
+def test_the_vendored_package_carries_the_skills_data_and_adopts_with_it(
+    built: Artifacts, bare_python: Path, tmp_path: Path
+) -> None:
+    """SPEC G8: the bundle's _vendor/ holds the skill's templates and data (package data, beside the modules), and
+    adopt run from that copy alone (a bare python3) writes a Sage 1.3.21 project the skill of sage-1.3.18."""
+    source = ROOT / "python" / "sage_flags" / "skill"
+    data = {p.relative_to(source).as_posix(): p.read_bytes() for p in source.rglob("*") if p.is_file()}
+    assert {"SKILL.md", "vocabularies.json", "references/examples.md", "references/prose-rules.md"} <= set(data)
+    project = tmp_path / "project"
+    with tarfile.open(built.bundle) as archive:
+        vendored = {
+            m.name[len(VENDOR + "skill/") :]: archive.extractfile(m).read()
+            for m in archive.getmembers()
+            if m.isfile() and m.name.startswith(VENDOR + "skill/")
+        }
+        archive.extractall(project, filter="data")
+    assert vendored == data
+    (project / "sage" / "VERSION").write_text("1.3.21\n")
+    env = clean_env(PYTHONPATH=str(project / "sage" / "core" / "flag_parser" / "_vendor"))
+    done = subprocess.run(
+        [str(bare_python / "python3"), "-m", "sage_flags", "adopt"], cwd=project, capture_output=True, env=env
+    )
+    assert (done.returncode, done.stderr) == (0, b""), done
+    prose = (project / ".claude/skills/flag-parser/references/prose-rules.md").read_text(encoding="utf-8")
+    assert "Supported flags: --quality-locked, --autonomous, --subagents, --parallel[=N]." in prose
 
 
 def test_bundle_ships_the_hook_files(project: Path) -> None:
@@ -455,11 +497,9 @@ def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, nam
         if member.startswith(VENDOR):
             assert data == seed[member], member
         elif path in rendered:
-            assert data == in_bundle(member, rendered[path].encode("utf-8")), member
-        elif member == EXAMPLES:  # run again in the bundle's vocabulary: below
-            assert data != path.read_bytes()
+            assert data == in_bundle(member, rendered[path].encode("utf-8"), name), member
         else:
-            assert data == in_bundle(member, path.read_bytes()), member
+            assert data == in_bundle(member, path.read_bytes(), name), member
     assert files["sage/core/flag_parser/VOCABULARY"] == name.encode() + b"\n"
     skill = "sage/core/capabilities/orchestration/flag-parser/references/prose-rules.md"
     assert b"`--subagents`" in files[skill]

@@ -3,7 +3,7 @@
 The bash entries under every bash of SAGE_FLAGS_BASHES with functions exported into their environment or
 defined by a BASH_ENV file, aliases, shell options, traps and variables such as TMOUT and FUNCNEST (H2-H4);
 the config bound shared by every layer (H1). The launcher's part (H5-H7) is in tests/test_launcher.py, the
-bound's vectors in parity/vectors/cfg-*limit*.json, cfg-sparse-4gib.json, cfg-symlink-to-huge-file.json.
+bound's vectors cfg-*limit*, cfg-sparse-4gib and cfg-symlink-to-huge-file in parity/vectors/sage-1.1.jsonl.
 """
 
 from __future__ import annotations

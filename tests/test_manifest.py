@@ -1,7 +1,7 @@
 """persist and resume (issue 8): vectors through every layer, the fuzzer, concurrency.
 
-Vector files parity/vectors/persist-*.json and resume-*.json use the format of
-parity/vectors.py plus one field, "manifest":
+The vectors persist-* and resume-* (parity/vectors/sage-1.1.jsonl) use the
+format of parity/vectors.py plus one field, "manifest":
 
     "manifest": {"before": B, "after": A, "type": T, "mode": M}
 
@@ -39,6 +39,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 import sage_manifests
+from artifacts import clean_env, fresh_venv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from process_trace import process_calls
@@ -46,7 +47,7 @@ from sage_flags import manifest, reference
 from sage_flags._vocabulary import vocabulary
 
 from parity import vectors, yaml_oracle
-from parity.layers import FLAG_PARSER_DIR, BashInterpreter, Layer, available_layers
+from parity.layers import FLAG_PARSER_DIR, NATIVE_EXE, ROOT, BashInterpreter, Layer, available_layers
 from parity.optional import missing
 from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
@@ -516,10 +517,16 @@ def test_yaml_oracle_holds_on_every_vector() -> None:
 
 @pytest.mark.parametrize(
     "frontmatter",
-    [b"flags:\n- autonomous\n", b"flags:\n# c\n  autonomous: true\n", b"flags:\n  autonomous: yes\n    no\n"],
+    [
+        b"flags:\n- autonomous\n",
+        b"flags:\n# c\n  autonomous: true\n",
+        b"flags:\n  autonomous: yes\n    no\n",
+        b"\xef\xbb\xbfflags:\n  autonomous: true\n",
+    ],
 )
 def test_yaml_oracle_catches_the_old_bugs(frontmatter: bytes) -> None:
-    """The oracle fails on what persist wrote before issue 18 (so it can fail)."""
+    """The oracle fails on what persist wrote before issue 18 (so it can fail), and before issue 40 (a second
+    `flags` key after a first one behind a BOM, which a loader reads as one: the last)."""
     before = b"---\n" + frontmatter + b"---\n"
     old_answer = {
         b"flags:\n- autonomous\n": b"---\nflags:\n  quality_locked: true\n  autonomous: false\n- autonomous\n---\n",
@@ -527,6 +534,8 @@ def test_yaml_oracle_catches_the_old_bugs(frontmatter: bytes) -> None:
         b"  autonomous: true\n---\n",
         b"flags:\n  autonomous: yes\n    no\n": b"---\nflags:\n  autonomous: false\n    no\n"
         b"  quality_locked: true\n---\n",
+        b"\xef\xbb\xbfflags:\n  autonomous: true\n": b"---\n\xef\xbb\xbfflags:\n  autonomous: true\nflags:\n"
+        b"  quality_locked: true\n  autonomous: false\n---\n",
     }[frontmatter]
     with pytest.raises(AssertionError):
         yaml_oracle.check_persist(before, LINE, 0, old_answer)
@@ -635,3 +644,84 @@ def test_a_link_planted_as_the_temp_file_is_never_written_through(layer: Layer, 
     manifest.persist(os.fsencode(path), {"quality_locked": True, "autonomous": False})  # this process's pid
     assert victim.read_bytes() == b"the victim's own bytes\n"
     assert path.read_bytes() == b"---\nflags:\n  autonomous: false\n  quality_locked: true\n---\n"
+
+
+# --------------------------------------------------------------- a BOM inside the front matter (issue 40)
+#
+# SPEC P11.5. Through the entries persist and resume run in: the console script with each backend, the native
+# executable (it hands both to the Python of its installation, D27: here a venv whose site directory names this
+# checkout's python/), and the launcher (its checkout layer: the system's python3 importing python/).
+
+BOM = b"\xef\xbb\xbf"
+BOM_ENTRIES = ["cli-pure", "cli-native", "exe", "launcher"]
+LAUNCHER = FLAG_PARSER_DIR.parent.parent / "bin" / "sage-flags"
+
+
+@pytest.fixture(scope="module", params=BOM_ENTRIES)
+def persist_entry(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Layer:
+    """One real entry of persist and resume."""
+    name = request.param
+    if name.startswith("cli-"):
+        found = [layer for layer in available_layers("persist") if layer.name == name]
+        if not found:
+            pytest.skip(missing("the native core", "not built: no cli-native layer"))
+        return found[0]
+    if name == "exe":
+        bin_dir = fresh_venv(tmp_path_factory.mktemp("exe") / "venv")
+        (site,) = bin_dir.parent.glob("lib/python*/site-packages")
+        (site / "sage_flags_checkout.pth").write_text(str(ROOT / "python") + "\n")
+        shutil.copy(NATIVE_EXE, bin_dir / "sage-flags")
+        program = str(bin_dir / "sage-flags")
+        return Layer(name, {c: [program, c] for c in ("persist", "resume")}, clean_env())
+    env = clean_env(PATH="/usr/bin:/bin")
+    which = subprocess.run(["/bin/sh", str(LAUNCHER), "--which"], capture_output=True, env=env, timeout=60)
+    if not which.stdout.startswith(b"checkout:"):  # its bash layer records nothing (P12): no test of P11 there
+        pytest.skip(missing("python3", "no python3 >= 3.8 in /usr/bin or /bin for the launcher's checkout layer"))
+    return Layer(name, {c: ["/bin/sh", str(LAUNCHER), c] for c in ("persist", "resume")}, env)
+
+
+# A BOM in a key, where YAML readers disagree on the key it makes (P11.5): each was written to (status 0) before.
+BOM_IN_A_KEY = {
+    "first-key-line": b"---\n" + BOM + b"flags:\n  quality_locked: true\n---\nbody\n",
+    "first-key-line-after-a-leading-bom": BOM + b"---\n" + BOM + b"flags:\n  quality_locked: true\n---\n",
+    "first-key-line-crlf": b"---\r\n" + BOM + b"flags:\r\n  quality_locked: true\r\n---\r\n",
+    "later-key-line": b"---\ntitle: t\n" + BOM + b"flags:\n  quality_locked: true\n---\n",
+    "entry-line": b"---\nflags:\n  quality_locked: true\n  " + BOM + b"autonomous: true\n---\n",
+    "other-key-line": b"---\nflags:\n  quality_locked: true\n" + BOM + b"title: t\n---\n",
+    "end-of-key": b"---\nflags" + BOM + b":\n  quality_locked: true\n---\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOM_IN_A_KEY))
+def test_a_bom_in_a_key_is_refused(persist_entry: Layer, name: str, tmp_path: Path) -> None:
+    """P11.5, issue 40: persist refuses (status 3, the line on stdout, one stderr line naming the BOM, the file
+    byte for byte) where it wrote a second `flags:` block or an entry beside a BOM'd one; resume then restores
+    nothing (R2), not even an entry before the BOM."""
+    path = tmp_path / "manifest.md"
+    before = BOM_IN_A_KEY[name]
+    path.write_bytes(before)
+    line = parse_line(["--autonomous", "go"])
+    done = persist_entry.run("persist", [os.fsencode(path)], stdin=line)
+    assert (done.returncode, done.stdout, path.read_bytes()) == (3, line, before), done.stderr
+    assert done.stderr.count(b"\n") == 1 and b"BOM (U+FEFF)" in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.md"]
+    resumed = persist_entry.run("resume", [os.fsencode(path), b"go"])
+    assert (resumed.returncode, resumed.stderr) == (0, b""), resumed.stderr
+    assert json.loads(resumed.stdout)["quality_locked_source"] is None, resumed.stdout
+
+
+def test_a_bom_outside_keys_is_kept(persist_entry: Layer, tmp_path: Path) -> None:
+    """P3, P5, P11.5: the file's leading BOM, and one in a value (a plan title copied from a file that began with
+    one), a comment or a block scalar's text, is in no key: the front matter is edited (only the flags entries
+    change) and resume reads it."""
+    path = tmp_path / "manifest.md"
+    before = BOM + b"---\ntitle: " + BOM + b"Plan\n# " + BOM + b"\nnote: |\n  " + BOM + b"text\n"
+    before += b"flags:\n  quality_locked: true\n---\n"
+    path.write_bytes(before)
+    line = parse_line(["--autonomous", "go"])
+    done = persist_entry.run("persist", [os.fsencode(path)], stdin=line)
+    assert (done.returncode, done.stdout, done.stderr) == (0, line, b"")
+    assert path.read_bytes() == before.replace(b"true\n---", b"false\n  autonomous: true\n---")
+    assert yaml_oracle.check_persist(before, line, 0, path.read_bytes())
+    resumed = persist_entry.run("resume", [os.fsencode(path), b"go"])
+    assert json.loads(resumed.stdout)["autonomous_source"] == "manifest", resumed.stdout

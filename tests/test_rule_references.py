@@ -32,7 +32,7 @@ RANGE = re.compile(rf"(?<![\w+/])([{PREFIXES}])(\d+) ?(?:-|\.\.|–) ?\1(\d+)\b"
 NAMED = re.compile(rf"\b((?:SPEC|IMPLEMENTATION)\.md)[ ,(]+((?:{RULE})(?:(?: ?(?:-|\.\.|–|,|and) ?){RULE})*)")
 SKIP_DIRS = {".git", ".venv", "target", "build", "dist", "_vendor", "__pycache__", "failures", "node_modules"}
 SKIP_DIRS |= {".hypothesis", ".pytest_cache", ".ruff_cache"}  # tool caches; parity/failures: the fuzzer's finds
-TEXT_SUFFIXES = {".md", ".sh", ".py", ".rs", ".toml", ".yml", ".yaml", ".mk", ".json", ".txt", ""}
+TEXT_SUFFIXES = {".md", ".sh", ".py", ".rs", ".toml", ".yml", ".yaml", ".mk", ".json", ".jsonl", ".txt", ""}
 
 Citation = Tuple[str, int, str]  # file, line, rule
 
@@ -61,6 +61,12 @@ def tree_files() -> Iterator[Path]:
 def cited_lines(path: Path) -> Iterator[Tuple[int, str]]:
     """(line number, text) of what may cite a rule: a vector's `rules` and `note`, any other file's lines."""
     text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".jsonl":  # a vector file (parity/vectors/<vocabulary>.jsonl): one vector per line
+        for number, line in enumerate(text.splitlines(), 1):
+            vector = json.loads(line) if line.strip() else None
+            if isinstance(vector, dict) and "rules" in vector:
+                yield from ((number, cited) for cited in [vector.get("note", ""), *vector["rules"]] if cited)
+        return
     if path.suffix == ".json":
         vector = json.loads(text)
         if isinstance(vector, dict) and "rules" in vector:  # argv, stdin, stdout are data, not prose

@@ -1,7 +1,7 @@
 """The flag-parser skill as a document (issue 29, docs/SPEC.md section 18, G1-G7).
 
 A valid Agent Skill (the reference validator, skills-ref, and a plain YAML parser agree on its frontmatter); a
-lean body, within 150 lines and 8,000 bytes for the default vocabulary and for Sage 1.3's build (the generated
+lean body, within 150 lines and 8,000 bytes for the default vocabulary and for sage-1.3.18's rendering (the
 tables grow with the vocabulary); the body's order; every reference file named from the body; the hook's label
 quoted; the old path a redirect; and the exposure README documents, done in a temporary project and validated.
 """
@@ -19,7 +19,7 @@ from typing import Dict, List
 import pytest
 import tomllib
 import yaml
-from sage_flags import _vocab
+from sage_flags import _render, _vocab
 from skill_files import OLD_PATH, SKILL_DIR, SKILL_MD, skill_files, split_frontmatter
 from skills_ref.parser import parse_frontmatter
 from skills_ref.validator import validate
@@ -27,8 +27,6 @@ from skills_ref.validator import validate
 from parity.layers import PYTHON, ROOT
 
 MAX_LINES, MAX_BYTES = 150, 8000
-VOCAB_1_3 = ROOT / "spec" / "sage-1.3.18.toml"
-BUILD_1_3 = ROOT / "build" / "sage-1.3.18-skill"  # generated listings only: no native core (suite time)
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
 HOOK_LABEL = _vocab.HOOK_LABEL  # generated from spec/flags.toml by tools/generate.py (K5)
 
@@ -42,11 +40,13 @@ def frontmatter() -> Dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def sage_1_3_skill() -> Path:
-    """SKILL.md as `make vocabulary VOCAB=spec/sage-1.3.18.toml` generates it (the same tool, without a native core)."""
-    build = [PYTHON, "tools/build_vocabulary.py", str(VOCAB_1_3), str(BUILD_1_3), "--native", "none"]
-    subprocess.run(build, cwd=ROOT, check=True, timeout=300, capture_output=True)
-    return BUILD_1_3 / SKILL_MD.relative_to(ROOT)
+def sage_1_3_skill(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """SKILL.md of Sage 1.3.18's vocabulary, as the package's renderer writes it for a bundle and adopt (G8)."""
+    skill = tmp_path_factory.mktemp("sage-1.3.18") / "flag-parser"
+    for rel, text in _render.render(_render.load("sage-1.3.18"), "vendored").items():
+        (skill / rel).parent.mkdir(parents=True, exist_ok=True)
+        (skill / rel).write_text(text, encoding="utf-8")
+    return skill / "SKILL.md"
 
 
 def test_the_reference_validator_accepts_the_skill() -> None:
@@ -114,7 +114,7 @@ def test_the_body_order() -> None:
         "rewrite characters",
         "put before `!`",
         "compare the\n`goal` you get with what the user typed",
-        "BEGIN GENERATED" + ": json-keys",  # spelled apart: tools/generate.py scans this file for markers
+        "The keys, in this order: ",
         "| 0 |",
         "| 1 |",
         "| 2 |",
@@ -219,7 +219,8 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
             "Deterministic parsers unavailable",
         ]
         assert [m for m in expected if m not in text] == [], prose
-    assert reference.E1 in (SKILL_DIR / "references" / "prose-rules.md").read_text(encoding="utf-8")
+    default_e1 = reference.E1.format(token="{token}", supported=reference.rules().vocabulary.supported_flags)
+    assert default_e1 in (SKILL_DIR / "references" / "prose-rules.md").read_text(encoding="utf-8")
     copy = (sage_1_3_skill.parent / "references" / "prose-rules.md").read_text(encoding="utf-8")
     assert "--parallel takes a lane count of 1 or more" in copy and "Only --parallel=N takes a value." in copy
 
@@ -227,9 +228,9 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
 @pytest.mark.parametrize("vocabulary", ["default", "sage-1.3"])
 def test_the_bodys_key_list_is_the_parse_lines(vocabulary: str, sage_1_3_skill: Path) -> None:
     """The generated `json-keys` line names the keys parse prints, in its order (C16, V1), for each vocabulary."""
-    skill, python = (SKILL_MD, ROOT / "python") if vocabulary == "default" else (sage_1_3_skill, BUILD_1_3 / "python")
+    skill, name = (SKILL_MD, "") if vocabulary == "default" else (sage_1_3_skill, "sage-1.3.18")
     code = "import json; from sage_flags import reference; print(json.dumps(list(reference.parse('x').to_dict())))"
-    env = {"PYTHONPATH": str(python), "SAGE_FLAGS_BACKEND": "python"}
+    env = {"PYTHONPATH": str(ROOT / "python"), "SAGE_FLAGS_BACKEND": "python", "SAGE_FLAGS_VOCABULARY": name}
     done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, check=True)
     listed = re.search(r"^The keys, in this order: (.*)\.$", skill.read_text(encoding="utf-8"), re.M).group(1)
     assert re.findall(r"`([a-z_]+)`", listed) == json.loads(done.stdout)

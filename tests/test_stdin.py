@@ -1,6 +1,6 @@
 """ARGUMENTS on standard input (docs/SPEC.md section 16, I1-I6) through every layer's real command line.
 
-The fixed cases are vectors (parity/vectors/stdin-*.json, announce-stdin-*, resume-stdin-*, run by
+The fixed cases are vectors (stdin-*, announce-stdin-*, resume-stdin-* in parity/vectors/sage-1.1.jsonl, run by
 parity/test_vectors.py, tests/test_announce.py, tests/test_manifest.py and, through the launcher, by
 tests/test_launcher.py). Here: the bound (I4), a terminal (I5), and the operand/stdin equivalence (I2) on a
 sample of every parse vector.

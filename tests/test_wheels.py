@@ -142,3 +142,27 @@ def test_pure_wheel_installs_and_runs_every_vector(built: Artifacts, tmp_path: P
         [str(bin_dir / "sage-flags"), "parse", "go"], capture_output=True, env=clean_env(SAGE_FLAGS_BACKEND="native")
     )
     assert done.returncode != 0 and done.stdout == b"" and done.stderr.count(b"\n") == 1
+
+
+SKILL_DATA = ROOT / "python" / "sage_flags" / "skill"
+
+
+@pytest.mark.parametrize("kind", ["native", "pure"])
+def test_each_wheel_carries_the_skills_data_and_adopts_with_it(built: Artifacts, kind: str, tmp_path: Path) -> None:
+    """SPEC G8: the skill's templates and data are package data of both wheels, byte for byte; installed, the
+    wheel's `sage-flags adopt` (the native executable hands it to its Python, D27) writes a Sage 1.3.21 project
+    sage-1.3.18's skill from them."""
+    wheel = built.native_wheel if kind == "native" else built.pure_wheel
+    carried = {n[len("sage_flags/skill/") :]: d for n, d in package_files(wheel).items() if "/skill/" in n}
+    expected = {p.relative_to(SKILL_DATA).as_posix(): p.read_bytes() for p in SKILL_DATA.rglob("*") if p.is_file()}
+    assert {"SKILL.md", "vocabularies.json", "references/examples.md"} <= set(expected)
+    assert carried == expected
+    bin_dir = fresh_venv(tmp_path / "venv", str(wheel))
+    project = tmp_path / "project"
+    (project / "sage").mkdir(parents=True)
+    (project / "sage" / "VERSION").write_text("1.3.21\n")
+    done = subprocess.run([str(bin_dir / "sage-flags"), "adopt"], cwd=project, capture_output=True, env=clean_env())
+    assert (done.returncode, done.stderr) == (0, b""), done
+    examples = (project / ".claude/skills/flag-parser/references/examples.md").read_text(encoding="utf-8")
+    assert "Supported flags: --quality-locked, --autonomous, --subagents, --parallel[=N]." in examples
+    assert "> --subagents --parallel=5 Ship dark mode\n" in examples

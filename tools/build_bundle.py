@@ -4,10 +4,11 @@
 
 writes one bundle per vocabulary (docs/SPEC.md B7), dist/sage-flags-<vocabulary>-VERSION.tar.gz (only NAME's with
 --vocabulary, repeatable): sage/ as the repository's tools/generate.py renders it with that vocabulary as the
-default (SKILL.md's tables, the hook files, parse.sh's default branch, core/flag_parser/VOCABULARY, which the
-launcher and the drop-in read), otherwise as it is in the repository (the launcher, the bash
-port, the compat entry `python3 -m core.flag_parser`, the skill in sage/core/capabilities/orchestration/
-flag-parser/) plus sage/core/flag_parser/_vendor/sage_flags, the pure package. That copy is taken from the
+default (the hook files, parse.sh's default branch, core/flag_parser/VOCABULARY, which the launcher and the
+drop-in read), the skill in sage/core/capabilities/orchestration/flag-parser/ as the package's renderer
+(python/sage_flags/_render.py) writes it for that vocabulary in Sage's skill contract (docs/SPEC.md G8, N8),
+otherwise as it is in the repository (the launcher, the bash port, the compat entry `python3 -m
+core.flag_parser`) plus sage/core/flag_parser/_vendor/sage_flags, the pure package. That copy is taken from the
 pure wheel, so the bundle carries exactly the files pip installs from it (one definition of "the pure
 package", built from python/sage_flags); it is never kept in git.
 With it, every entry of the directory runs on a machine that has nothing but python3 or bash.
@@ -27,10 +28,9 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterable, Iterator, Tuple
 
 import tomllib
-from skill_variants import SKILL_DIR, sage_contract_skill
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -38,13 +38,12 @@ import generate  # noqa: E402
 
 SAGE_DIR = ROOT / "sage"
 VENDOR = "sage/core/flag_parser/_vendor"  # where sage/core/flag_parser/__init__.py and the launcher look
-SAGE_SKILL = SKILL_DIR + "/SKILL.md"
 DEFAULT_EPOCH = 315532800  # 1980-01-01, the earliest time a zip (the wheel) can hold
 
 
-def sage_files(rendered: Dict[Path, str]) -> Iterator[Tuple[str, bytes, bool]]:
+def sage_files(rendered: Dict[Path, str], skill: Dict[str, str]) -> Iterator[Tuple[str, bytes, bool]]:
     """(archive name, content, executable) of every file under sage/, caches left out; a generated file as
-    ``rendered`` holds it (the bundle's vocabulary)."""
+    ``rendered`` holds it (the bundle's vocabulary), the skill's as ``skill`` does (Sage's form, N8)."""
     for path in sorted(SAGE_DIR.rglob("*")):
         if "__pycache__" in path.parts or path.suffix == ".pyc" or not path.is_file():
             continue
@@ -52,8 +51,8 @@ def sage_files(rendered: Dict[Path, str]) -> Iterator[Tuple[str, bytes, bool]]:
         if name.startswith(VENDOR + "/"):
             raise SystemExit("build_bundle: %s exists in the repository; the bundle writes it" % name)
         data = rendered[path].encode("utf-8") if path in rendered else path.read_bytes()
-        if name == SAGE_SKILL:  # Sage's skill contract at Sage's skill path (docs/SPEC.md N8)
-            data = sage_contract_skill(data.decode("utf-8")).encode("utf-8")
+        if name.startswith(generate.SKILL_DIR + "/"):
+            data = skill[name[len(generate.SKILL_DIR) + 1 :]].encode("utf-8")
         yield name, data, os.access(path, os.X_OK)
 
 
@@ -67,99 +66,24 @@ def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
             yield VENDOR + "/" + name, wheel.read(name), False
 
 
-EXAMPLES = SAGE_DIR / "core" / "capabilities" / "orchestration" / "flag-parser" / "references" / "examples.md"
-PROGRAM = "sage/bin/sage-flags"  # what the examples call (tests/test_skill.py runs them the same way)
-
-
-def rerun_examples(markdown: str, vocabulary: str) -> str:
-    """examples.md with every command's output and status as the reference prints them in ``vocabulary``, and
-    the hook context block (```text after the hook's console block) as that hook answered (docs/SPEC.md B7)."""
-    import json
-    import subprocess
-    import tempfile
-
-    lines = markdown.split("\n")
-    out: List[str] = []
-    context = None
-    i = 0
-    with tempfile.TemporaryDirectory() as where:
-        workdir = Path(where)
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(ROOT / "python"),
-            "SAGE_FLAGS_BACKEND": "python",
-            "SAGE_FLAGS_VOCABULARY": vocabulary,
-            "SAGE_FLAGS_PYTHON": sys.executable,
-        }
-        status = 0
-        while i < len(lines):
-            line = lines[i]
-            i += 1
-            if line == "```text" and context is not None and lines[i].startswith("sage-flags hook result"):
-                out += [line, *context.rstrip("\n").split("\n")]
-                while lines[i] != "```":
-                    i += 1
-                continue
-            if line == "```console":  # each block in a folder of its own, as tests/test_skill.py runs it
-                workdir = Path(where) / str(i)
-                program = workdir / PROGRAM
-                program.parent.mkdir(parents=True)
-                program.write_text('#!/bin/sh\nexec "$SAGE_FLAGS_PYTHON" -m sage_flags "$@"\n')
-                program.chmod(0o755)
-            if not line.startswith("$ "):
-                out.append(line)
-                continue
-            text = line[2:]
-            out.append(line)
-            if text.startswith("cat ") and " " not in text[4:]:  # a file: its lines follow
-                body = []
-                while not lines[i].startswith(("$ ", "```")):
-                    body.append(lines[i])
-                    i += 1
-                out += body
-                (workdir / text[4:]).parent.mkdir(parents=True, exist_ok=True)
-                (workdir / text[4:]).write_text("".join(b + "\n" for b in body), encoding="utf-8")
-                continue
-            if text == "echo $?":
-                out.append(str(status))
-                i += 1  # the status line written before
-                continue
-            script = [text]
-            while lines[i].startswith("> "):
-                script.append(lines[i][2:])
-                out.append(lines[i])
-                i += 1
-            while not lines[i].startswith(("$ ", "```")):
-                i += 1  # the output written before
-            done = subprocess.run(
-                ["bash", "--norc", "--noprofile", "-c", "\n".join(script) + "\n"],
-                capture_output=True,
-                cwd=workdir,
-                env=env,
-                timeout=60,
-            )
-            status = done.returncode
-            printed = done.stdout.decode("utf-8")
-            out += printed.split("\n")[:-1]
-            if context is None and printed.startswith('{"hookSpecificOutput"'):
-                context = json.loads(printed)["hookSpecificOutput"]["additionalContext"]
-    return "\n".join(out)
-
-
 def bundle_name(vocabulary: str, version: str) -> str:
     return "sage-flags-%s-%s.tar.gz" % (vocabulary, version)
+
+
+def bundle_files(vocabulary: str, vendored: Iterable[Tuple[str, bytes, bool]]) -> Dict[str, Tuple[bytes, bool]]:
+    """Archive name -> (content, executable) of every file of ``vocabulary``'s bundle, ``vendored`` the package's
+    files under VENDOR (vendored_files of the pure wheel; tests lay python/sage_flags's, which the test of the
+    bundle holds equal to the wheel's, without building it)."""
+    build_of = generate.load_build(ROOT).with_default(vocabulary)
+    rendered = generate.outputs(ROOT, build_of)
+    skill = generate.skill_files(ROOT, build_of, "sage")  # the package's renderer, as adopt uses it (G8)
+    return {name: (data, executable) for name, data, executable in [*sage_files(rendered, skill), *vendored]}
 
 
 def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
-    build_of = generate.load_build(ROOT)
-    rendered = generate.outputs(ROOT, build_of.with_default(vocabulary))
-    if vocabulary != build_of.default.name:  # the repository's examples are the default's, checked by the tests
-        rendered[EXAMPLES] = rerun_examples(EXAMPLES.read_text(encoding="utf-8"), vocabulary)
-    files: Dict[str, Tuple[bytes, bool]] = {}
-    for name, data, executable in [*sage_files(rendered), *vendored_files(pure_wheel)]:
-        files[name] = (data, executable)
+    files = bundle_files(vocabulary, vendored_files(pure_wheel))
 
     def info(name: str, mode: int, kind: bytes = tarfile.REGTYPE, size: int = 0) -> tarfile.TarInfo:
         entry = tarfile.TarInfo(name)

@@ -7,8 +7,9 @@ OUT becomes a copy of the project's sources with VOCAB as its spec/flags.toml (a
 layer of the copy carries VOCAB alone, under VOCAB's `name`, or own-<file stem> without one) and every listing
 regenerated
 from it (tools/generate.py: the Python reference's and the Rust core's tables, the bash scripts, the docs and
-SKILL.md); the copy's native core is built (cargo, PyO3) into OUT/python/sage_flags/. When the repository holds
-vectors written for that vocabulary, parity/vectors-<VOCAB's stem>/, they become the copy's parity/vectors/.
+SKILL.md); the copy's native core is built (cargo, PyO3) into OUT/python/sage_flags/. The copy's parity/vectors/
+holds the vectors the repository has for VOCAB's name, parity/vectors/<name>.jsonl, alone (none for the default's
+file with other modes, as tests/test_adding_a_flag.py builds: they would not hold).
 The copy's layers then run like this checkout's:
 
     PYTHONPATH=OUT/python python -m sage_flags parse "--parallel=3 ship"   # SAGE_FLAGS_BACKEND=python|native
@@ -30,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Iterator, List
+
+from generate import load_vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ("spec", "tools", "python", "sage", "docs", "crates", "parity", "tests", "mk", "pure-wheel")
@@ -70,14 +73,11 @@ def _copy(out: Path, vocab: Path) -> None:
     for other in (out / "spec").glob("*.toml"):
         other.unlink()
     shutil.copy2(vocab, out / "spec" / "flags.toml")
-    vectors = ROOT / "parity" / f"vectors-{vocab.stem}"
-    shutil.rmtree(out / "parity" / "vectors")
-    for stale in (out / "parity").glob("vectors-*"):
-        shutil.rmtree(stale)
-    if vectors.is_dir() and vocab.resolve() != (ROOT / "spec" / "flags.toml").resolve():
-        shutil.copytree(vectors, out / "parity" / "vectors")
-    else:
-        (out / "parity" / "vectors").mkdir()
+    for other in (out / "parity" / "vectors").glob("*.jsonl"):
+        other.unlink()
+    vectors = ROOT / "parity" / "vectors" / f"{load_vocabulary(vocab).name}.jsonl"
+    if vectors.is_file() and vocab.resolve() != (ROOT / "spec" / "flags.toml").resolve():
+        shutil.copy2(vectors, out / "parity" / "vectors" / vectors.name)
 
 
 def build_native(out: Path, profile: str, target_dir: Path) -> None:

@@ -4,8 +4,12 @@
     python tools/generate.py --check    # exit 1 if any is out of date
     python tools/generate.py --root DIR # work on another copy of the repo
 
-Two kinds of output:
+Three kinds of output:
 - whole files (WHOLE_FILES below), e.g. python/sage_flags/_vocab.py;
+- the flag-parser skill (docs/SPEC.md G8): python/sage_flags/skill/vocabularies.json (every vocabulary's data,
+  with what each of the templates' example commands prints in it, run through this checkout's reference:
+  tools/skill_outputs.py) and the default vocabulary's rendering in sage/core/capabilities/orchestration/
+  flag-parser/, by the package's renderer (python/sage_flags/_render.py);
 - blocks inside hand-written files, between a line containing
   ``BEGIN GENERATED: <name>`` and one containing ``END GENERATED: <name>``
   (any comment syntax around them); every text file of the repo is scanned,
@@ -15,6 +19,7 @@ Two kinds of output:
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import importlib.util
 import json
 import os
@@ -24,21 +29,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
-import skill_variants
+import skill_outputs
 import tomllib
 
 
-def _load_hook_commands():
-    """python/sage_flags/hook_commands.py by path: the package's __init__ imports _vocab.py, which this writes."""
-    path = Path(__file__).resolve().parent.parent / "python/sage_flags/hook_commands.py"
-    spec = importlib.util.spec_from_file_location("sage_flags_hook_commands", path)
+def _load_package_module(name: str):
+    """python/sage_flags/NAME.py by path: the package's __init__ imports _vocab.py, which this writes."""
+    path = Path(__file__).resolve().parent.parent / "python" / "sage_flags" / (name + ".py")
+    spec = importlib.util.spec_from_file_location("sage_flags_" + name.lstrip("_"), path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 # The Codex hook's command, in one place shared with the package (docs/SPEC.md K9).
-codex_hook_command = _load_hook_commands().codex_hook_command
+codex_hook_command = _load_package_module("hook_commands").codex_hook_command
+# The skill's renderer, and the vocabulary's listings it shares with these files (docs/SPEC.md G8).
+skill_render = _load_package_module("_render")
+flag_label, supported_flags = skill_render.flag_label, skill_render.supported_flags
+e1_message, e2_value_hint = skill_render.e1_message, skill_render.e2_value_hint
+e2_message, suggest_limit = skill_render.e2_message, skill_render.suggest_limit
 
 Modes = List[Tuple[str, str]]
 HEADER = "generated from spec/flags.toml by tools/generate.py (make generate); do not edit"
@@ -191,49 +201,6 @@ def _workflows(data: dict, source: str) -> Tuple[str, ...]:
     if len(set(names)) != len(names):
         _fail(source, "duplicate workflow name")
     return tuple(names)
-
-
-def flag_label(vocab: Vocabulary, index: int) -> str:
-    """A mode's flag in the lists: --name, or --name[=N] for a mode with a value."""
-    name = vocab.modes[index][1]
-    value = vocab.value_of(index)
-    return f"--{name}[={value.metavar}]" if value else f"--{name}"
-
-
-def supported_flags(vocab: Vocabulary) -> str:
-    return ", ".join(flag_label(vocab, index) for index in range(len(vocab.modes)))
-
-
-def e1_message(vocab: Vocabulary) -> str:
-    return f"Unknown flag '{{token}}'. Supported flags: {supported_flags(vocab)}."
-
-
-def e2_value_hint(vocab: Vocabulary) -> str:
-    """E2's last sentence: which flags do take a value (docs/SPEC.md V8); empty when none does."""
-    flags = [f"--{vocab.modes[v.mode][1]}={v.metavar}" for v in vocab.values]
-    if not flags:
-        return ""
-    listed = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + " and " + flags[-1]
-    return f" Only {listed} {'takes' if len(flags) == 1 else 'take'} a value."
-
-
-def e2_message(vocab: Vocabulary) -> str:
-    return "Flag '{flag}' takes no value (got '{token}')." + e2_value_hint(vocab)
-
-
-def suggestion_forms(vocab: Vocabulary) -> List[str]:
-    """S1: every flag form without its leading `--`, in vocabulary order."""
-    return [form for _, name in vocab.modes for form in (name, "no-" + name)]
-
-
-def max_edits(form: str) -> int:
-    """S4: how far a token may be from ``form`` and still be near it."""
-    return len(form) // 3
-
-
-def suggest_limit(vocab: Vocabulary) -> int:
-    """S7: the longest token part (code points) that can be near some form."""
-    return max(len(form) + max_edits(form) for form in suggestion_forms(vocab))
 
 
 # The Python twin of the Rust core's ValueMode (crates/sage-flags-core/src/lib.rs): a row read by name, whose
@@ -401,87 +368,9 @@ def bash_vocabulary(build: Build) -> str:
     return out
 
 
-def flag_table(vocab: Vocabulary) -> str:
-    lines = [
-        f"<!-- {HEADER} -->",
-        "",
-        "| mode (JSON key) | turn on | turn off | config line that makes it default-on |",
-        "|---|---|---|---|",
-    ]
-    for index, (key, name) in enumerate(vocab.modes):
-        value = vocab.value_of(index)
-        on = f"`--{name}`" + (f", `--{name}={value.metavar}`" if value else "")
-        lines.append(f"| `{key}` | {on} | `--no-{name}` | `{key}: true` |")
-    return "\n".join(lines) + "\n"
-
-
-def e1_block(vocab: Vocabulary) -> str:
-    return f"  `{e1_message(vocab)}`\n"
-
-
-def e2_block(vocab: Vocabulary) -> str:
-    return f"  `{e2_message(vocab)}`\n"
-
-
-def value_modes(vocab: Vocabulary) -> str:
-    """The modes that take a value, as a table and as the rules an agent applies by hand (docs/SPEC.md V1-V8)."""
-    lines = [f"<!-- {HEADER} -->", ""]
-    if not vocab.values:
-        lines.append(
-            "No mode of this vocabulary takes a value: `--<flag>=<anything>` for a flag of the table"
-            " is always the `takes no value` error (E2)."
-        )
-        return "\n".join(lines) + "\n"
-    lines += [
-        "| flag | value | JSON number, note | default | minimum | cap (above it: clamped, with a note) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for v in vocab.values:
-        name = vocab.modes[v.mode][1]
-        numbers = f"{v.default} | {v.minimum} | {v.cap}"
-        lines.append(f"| `--{name}={v.metavar}` | {v.name} | `{v.field}`, `{v.note_field}` | {numbers} |")
-    for v in vocab.values:
-        key, name = vocab.modes[v.mode]
-        lines += [
-            "",
-            f"- `--{name}={v.metavar}` turns `{key}` on like `--{name}` (so `--{name}={v.metavar} --no-{name}` is E3);"
-            f" {v.metavar} is one or more ASCII digits with a value of at least {v.minimum}. Anything else after the"
-            f" `=` is the error `--{name} takes a {v.name} of {v.minimum} or more (got '<value>').`"
-            " with <value> the text after the `=` as typed.",
-            f"- `{v.field}` is 0 while `{key}` is off. When it is on (by flag or by config) it is the"
-            f" {v.metavar} of the first `--{name}={v.metavar}`, without leading zeros, or {v.default} when no token"
-            f" gave one. A later `--{name}={v.metavar}` is still checked but changes nothing.",
-            f"- Above {v.cap}, `{v.field}` is {v.cap} and `{v.note_field}` is"
-            f" `--{name}=<{v.metavar}> exceeds the hard cap; clamped to {v.cap}.` (<{v.metavar}> without leading"
-            f" zeros, however many digits); otherwise `{v.note_field}` is null. On any error it is 0 and null.",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def json_keys(vocab: Vocabulary) -> str:
-    """The skill's short list of the parse line's keys (C16, V1), and what a value mode's two keys hold."""
-    keys = [key for key, _ in vocab.modes] + ["goal", "error"] + [key + "_source" for key, _ in vocab.modes]
-    keys += [field for value in vocab.values for field in (value.field, value.note_field)]
-    lines = [f"<!-- {HEADER} -->", "", "The keys, in this order: " + ", ".join(f"`{key}`" for key in keys) + "."]
-    for v in vocab.values:
-        key = vocab.modes[v.mode][0]
-        lines.append(
-            f"`{v.field}` is the {v.name} while `{key}` is on (0 while off); `{v.note_field}` is null or a note"
-            " to tell the user (a clamped number)."
-        )
-    return "\n".join(lines) + "\n"
-
-
-def suggestion_table(vocab: Vocabulary) -> str:
-    lines = [
-        f"<!-- {HEADER} -->",
-        "",
-        "| flag form | near a token at most this many edits away |",
-        "|---|---|",
-    ]
-    lines += [f"| `--{form}` | {max_edits(form)} |" for form in suggestion_forms(vocab)]
-    lines += ["", f"A token part longer than {suggest_limit(vocab)} characters is near no form."]
-    return "\n".join(lines) + "\n"
+def _with_header(listing: Callable[[Vocabulary], str]) -> Callable[[Vocabulary], str]:
+    """A table of the renderer's, as a block of a document here: under the line that says it is generated."""
+    return lambda vocab: f"<!-- {HEADER} -->\n\n" + listing(vocab)
 
 
 def codex_hook_block(_vocab: Vocabulary) -> str:
@@ -561,12 +450,11 @@ WHOLE_FILES: Dict[str, Callable[[Build], str]] = {
     f"{HOOK_DIR}/codex/hooks.json": _of_default(_hooks_file("UserPromptSubmit", {"command": codex_hook_command()})),
 }
 BLOCKS: Dict[str, Callable[[Build], str]] = {
-    "flag-table": _of_default(flag_table),
-    "e1-message": _of_default(e1_block),
-    "e2-message": _of_default(e2_block),
-    "value-modes": _of_default(value_modes),
-    "suggestion-table": _of_default(suggestion_table),
-    "json-keys": _of_default(json_keys),
+    "flag-table": _of_default(_with_header(skill_render.flag_table)),
+    "e1-message": _of_default(skill_render.e1_block),
+    "e2-message": _of_default(skill_render.e2_block),
+    "value-modes": _of_default(_with_header(skill_render.value_modes)),
+    "suggestion-table": _of_default(_with_header(skill_render.suggestion_table)),
     "bash-vocabulary": bash_vocabulary,
     "codex-hook-command": _of_default(codex_hook_block),
     "release-table": release_table,
@@ -609,13 +497,66 @@ def load_build(root: Path) -> Build:
     return Build(tuple(vocabularies), tuple(load_releases(root, [vocab.name for vocab in vocabularies])))
 
 
+SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # the skill in sage/ (docs/SPEC.md G1)
+SKILL_SOURCE = "python/sage_flags/skill"  # its templates and vocabularies.json, package data (G8)
+
+
+_SKILL_DATA: Dict[Tuple[Path, Tuple[str, ...]], str] = {}  # one run per process: a bundle per vocabulary reuses it
+
+
+def skill_data(root: Path, build: Build) -> str:
+    """python/sage_flags/skill/vocabularies.json: what the renderer needs of each vocabulary, with what each
+    console command of the templates prints in it (run through this checkout's reference)."""
+    names = tuple(sorted(vocab.name for vocab in build.vocabularies))
+    if (root, names) not in _SKILL_DATA:
+        _SKILL_DATA[root, names] = _skill_data(root, build)
+    return _SKILL_DATA[root, names]
+
+
+def _skill_data(root: Path, build: Build) -> str:
+    keys = [key for key, _ in load_vocabulary(root / "spec" / "flags.toml").modes]  # the default's, in any build
+    records = {}
+    for vocab in sorted(build.vocabularies, key=lambda vocab: _version_key(vocab.name)):
+        records[vocab.name] = {
+            "modes": [list(mode) for mode in vocab.modes],
+            "values": [{slot: getattr(v, slot) for slot in skill_render.Value.__slots__} for v in vocab.values],
+            "extra": [index for index, (key, _) in enumerate(vocab.modes) if key not in keys],
+            "outputs": {},
+        }
+    data = {"vocabularies": records}
+    jobs = []  # (vocabulary, template, its text): each runs on its own, in threads (the time is the subprocesses')
+    for name in records:
+        vocab = skill_render.load(name, data)
+        for rel in skill_render.TEMPLATES:
+            jobs.append(
+                (name, rel, skill_render.expand(skill_render.template(rel, root / SKILL_SOURCE), vocab, "vendored"))
+            )
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        runs = [
+            pool.submit(skill_outputs.console_outputs, skill_render, text, root, name, rel) for name, rel, text in jobs
+        ]
+        for (name, rel, _), run in zip(jobs, runs):
+            if run.result():
+                records[name]["outputs"][rel] = run.result()
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def skill_files(root: Path, build: Build, form: str = "vendored") -> Dict[str, str]:
+    """The skill of the build's default vocabulary in ``form``, as the package's renderer writes it."""
+    vocab = skill_render.load(build.default.name, json.loads(skill_data(root, build)))
+    return skill_render.render(vocab, form, root / SKILL_SOURCE)
+
+
 def outputs(root: Path, build: Build) -> Dict[Path, str]:
     """Every generated file's wanted content."""
     wanted = {root / rel: render(build) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
-    module = root / skill_variants.MODULE
+    if (root / SKILL_SOURCE).is_dir():
+        wanted[root / SKILL_SOURCE / skill_render.DATA] = skill_data(root, build)
+        for rel, text in skill_files(root, build).items():
+            wanted[root / SKILL_DIR / rel] = text
     generator = Path(__file__).resolve()
     for path in text_files(root):
-        if path in wanted or path == module or path.resolve() == generator:
+        if path in wanted or path.resolve() == generator:
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -627,8 +568,6 @@ def outputs(root: Path, build: Build) -> Dict[Path, str]:
                 wanted[path] = rendered
             else:
                 wanted[path] = text
-    if (root / skill_variants.SKILL_DIR).is_dir():  # the skill `sage-flags adopt` writes (docs/SPEC.md N7),
-        wanted[module] = skill_variants.skill_module(root, wanted)  # from the skill's files as rendered above
     return wanted
 
 
@@ -638,16 +577,22 @@ def main() -> int:
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
     args = parser.parse_args()
     root = args.root.resolve()
-    stale = []
-    for path, content in outputs(root, load_build(root)).items():
-        current = path.read_text(encoding="utf-8") if path.exists() else None
-        if current == content:
-            continue
-        stale.append(path.relative_to(root))
-        if not args.check:
-            path.write_text(content, encoding="utf-8")
+    stale: List[Path] = []
+    # Twice when writing: the skill's examples run this checkout's package, whose tables the first pass writes.
+    for _ in range(1 if args.check else 2):
+        if _ and not stale:
+            break
+        _SKILL_DATA.clear()
+        for path, content in outputs(root, load_build(root)).items():
+            current = path.read_text(encoding="utf-8") if path.exists() else None
+            if current == content:
+                continue
+            stale.append(path.relative_to(root))
+            if not args.check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(content, encoding="utf-8")
     verb = "out of date" if args.check else "regenerated"
-    for rel in stale:
+    for rel in dict.fromkeys(stale):
         print(f"generate: {verb}: {rel}", file=sys.stderr)
     if args.check and stale:
         print("generate: run `make generate` and commit the result", file=sys.stderr)

@@ -1,34 +1,34 @@
-"""Write parity/vectors/ from the case table parity/cases.jsonl (make vectors).
+"""Rewrite the results of the default vocabulary's vectors, parity/vectors/<vocabulary>.jsonl, from the reference.
 
-A case is a vector without its results: name, rules, note, command, argv, config, env, stdin, manifest (without
-"after"). The results (stdout, status, the manifest afterwards) are what the pure reference's command line
-(`python -m sage_flags`, SAGE_FLAGS_BACKEND=python) of the project prints, so a vocabulary with other modes
-regenerates them. They are not trusted where it matters: a case with "expect" carries results written by hand
-from docs/SPEC.md, and when the reference disagrees nothing is written. Two shorthands keep cases independent of
-the vocabulary: a stdin of {"parse": ARGUMENTS} is the line the reference's parse prints for those ARGUMENTS
-(persist's input, a contract line), and "{supported}" in an expected error is the vocabulary's E1 list.
+The results (stdout, status, a manifest's "after", a stdin that "stdin_from_parse" gives) are what the pure
+reference's command line (`python -m sage_flags`, SAGE_FLAGS_BACKEND=python) prints; a vector's "expect" (written
+by hand from docs/SPEC.md) that the reference does not meet stops the tool, nothing written. Every vector file is
+held to its canonical form too. The format, "expect" among it: parity/README.md.
 
-    python tools/write_vectors.py                  # write parity/vectors/; a file no case names joins the table
-    python tools/write_vectors.py --check          # exit 1 naming every file that differs (make test)
-    python tools/write_vectors.py --project DIR --out DIR/parity/vectors    # a copy built for a vocabulary
+    python tools/write_vectors.py            # rewrite the results in place (make vectors)
+    python tools/write_vectors.py --check    # exit 1 naming every vector that would change (make check-generated)
+    python tools/write_vectors.py --project DIR   # a copy's (tools/build_vocabulary.py): its reference, its file
 
-An "expect" holds "status", and for parse-like output "goal", "error" (null or the text) and "modes": the modes
-that are not off with source null, as {key: [value, source]}; for a manifest, "after" (a byte field, or null
-for "unchanged"). A hook's expectation (docs/SPEC.md K3-K8) also says which "answer" it gives: "context" (then
-goal, error and modes are those of the parse line in it), "block" (error is the reason after `Sage: `) or
-"nothing"; the vectors' other hook checks are in tests/test_hook.py.
+Every vector runs as its own process, forked from one where the reference's command line is imported once
+(`ForkedReference`): its own stdin, stdout, stderr, directory and exit status, without an interpreter's start
+each time. A vector that sets an environment (which the interpreter reads as it starts), and every vector where
+there is no fork, gets a fresh `python -m sage_flags`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 import json
+import multiprocessing
 import os
+import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.pool import ThreadPool
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
@@ -38,65 +38,112 @@ from generate import load_vocabulary, supported_flags  # noqa: E402
 from parity import vectors  # noqa: E402
 from parity.layers import Layer, project_layers  # noqa: E402
 
-CASES = ROOT / "parity" / "cases.jsonl"
-
-
-def load_cases(path: Path) -> List[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+Results = Dict[str, object]  # a line's result keys: stdout, status, and stdin or manifest when computed
 
 
 def reference_layer(project: Path) -> Layer:
     return next(layer for layer in project_layers(project) if layer.name == "module-pure")
 
 
-def as_vector(case: dict, stdin: bytes) -> vectors.Vector:
-    """The case as a Vector with empty results (the runners of parity/vectors.py then set it up)."""
-    fields = {"name", "rules", "note", "command", "argv", "config", "env", "stdin", "expect"}
-    return vectors.Vector(
-        name=case["name"],
-        rules=tuple(case["rules"]),
-        argv=tuple(vectors.to_bytes(a) for a in case["argv"]),
-        stdout=b"",
-        status=0,
-        command=case.get("command", "parse"),
-        config=case.get("config"),
-        env=case.get("env", {}),
-        stdin=stdin,
-        note=case.get("note", ""),
-        extra={k: v for k, v in case.items() if k not in fields},
-    )
+class ForkedReference:
+    """The reference's command line (`sage_flags.cli.main`, pure backend) imported once into this process; each
+    run a child forked from it, with the run's stdin, stdout and stderr as its fds 0-2, its directory and its exit
+    status, as `python -m sage_flags` would run it. ``run`` is Layer.run's; a run with an environment, or where
+    there is no fork, is the real layer's process."""
+
+    def __init__(self, project: Path, layer: Layer) -> None:
+        self.layer = layer
+        self.main = None
+        if not hasattr(os, "fork"):
+            return
+        os.environ["SAGE_FLAGS_BACKEND"] = "python"
+        sys.path.insert(0, str(project / "python"))
+        cli = importlib.import_module("sage_flags.cli")
+        for target in cli.COMMANDS.values():  # the subcommands' modules, imported before any fork
+            if isinstance(target, str):
+                importlib.import_module(target.partition(":")[0])
+        self.main = cli.main
+
+    def run(
+        self,
+        command: str,
+        args: Sequence[bytes],
+        *,
+        stdin: bytes = b"",
+        env: Optional[Dict[str, str]] = None,
+        cwd: Optional[Path] = None,
+        timeout: float = 30,
+    ) -> "subprocess.CompletedProcess[bytes]":
+        if env or self.main is None:
+            return self.layer.run(command, args, stdin=stdin, env=env, cwd=cwd, timeout=timeout)
+        argv = [command.encode(), *args]
+        with tempfile.TemporaryDirectory(prefix="sage-flags-stdio-") as stdio:
+            paths = [Path(stdio, name) for name in ("stdin", "stdout", "stderr")]
+            for path, content in zip(paths, (stdin, b"", b"")):
+                path.write_bytes(content)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                self._child(argv, paths, cwd, int(timeout))
+            status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            return subprocess.CompletedProcess(argv, status, paths[1].read_bytes(), paths[2].read_bytes())
+
+    def _child(self, argv: List[bytes], paths: List[Path], cwd: Optional[Path], timeout: int) -> None:
+        status = 70  # EX_SOFTWARE: this harness failed, never a status of the reference's
+        try:
+            import signal
+
+            signal.alarm(timeout)  # a hang ends the child (SIGALRM), not the tool
+            for fd, (path, flags) in enumerate(zip(paths, (os.O_RDONLY, os.O_WRONLY, os.O_WRONLY))):
+                opened = os.open(path, flags)
+                os.dup2(opened, fd)
+                os.close(opened)
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                status = self.main(argv)
+            except SystemExit as done:
+                status = done.code if isinstance(done.code, int) else 1
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+        except BaseException:  # a traceback on the child's stderr: named as a disagreement (status 70)
+            import traceback
+
+            traceback.print_exc()
+            sys.stderr.flush()
+        finally:
+            os._exit(status)
 
 
-def run_case(layer: Layer, case: dict, workdir: Path) -> Tuple[vectors.Vector, bytes]:
-    """The vector the reference makes of ``case``, and its stderr."""
-    stdin = case.get("stdin", "")
-    if isinstance(stdin, dict) and "parse" in stdin:
-        line = layer.run("parse", [vectors.to_bytes(stdin["parse"])])
-        if line.returncode != 0:
-            raise ValueError(f"stdin's parse {stdin['parse']!r} is not a clean parse (status {line.returncode})")
-        stdin = line.stdout
-    else:
-        stdin = vectors.to_bytes(stdin)
-    vector = as_vector(case, stdin)
-    extra = dict(vector.extra)
-    if "manifest" in vector.extra:
-        spec = dict(vector.extra["manifest"])
-        result, path = vectors.run_manifest_vector(layer, vector, workdir)
+def as_vector(data: dict) -> vectors.Vector:
+    """The line as a Vector whatever its results (a new line may have none yet)."""
+    return vectors.from_data({"stdout": "", "status": 0, **data, "stdin": data.get("stdin", "")})
+
+
+def run_alone(layer: "Layer | ForkedReference", data: dict, stdin: bytes, workdir: Path) -> Tuple[Results, bytes]:
+    """The results of a vector that runs as its own process, and its stderr."""
+    vector = dataclasses.replace(as_vector(data), stdin=stdin)
+    results: Results = {}
+    if "manifest" in data:
+        spec = {k: v for k, v in data["manifest"].items() if k != "after"}
+        result, path = vectors.run_manifest_vector(
+            layer, dataclasses.replace(vector, extra={"manifest": spec}), workdir
+        )
         target = vectors.manifest_file(spec, path)
-        before = vectors.manifest_bytes(spec, "before")
         if spec.get("type", "file") in ("file", "symlink") and target.is_file():
             after = target.read_bytes()
-            if after != before:
+            if after != vectors.manifest_bytes(spec, "before"):
                 if "fill" in spec:  # written back in the short form
                     after = after.replace(b"A" * spec["fill"], vectors.FILL_PLACEHOLDER, 1)
                 spec = _with_after(spec, vectors.from_bytes(after))
-        extra["manifest"] = spec
+        results["manifest"] = spec
     else:
         cwd = workdir if vector.command == "config" else None
-        argv = vector.materialise(workdir)
-        result = layer.run(vector.command, argv, stdin=vector.stdin, env=vector.env, cwd=cwd)
-    made = vectors.Vector(**{**vector.__dict__, "stdout": result.stdout, "status": result.returncode, "extra": extra})
-    return made, result.stderr
+        result = layer.run(vector.command, vector.materialise(workdir), stdin=stdin, env=vector.env, cwd=cwd)
+    results.update(stdout=result.stdout.decode("utf-8"), status=result.returncode)
+    return results, result.stderr
 
 
 def _with_after(spec: dict, after: object) -> dict:
@@ -105,24 +152,25 @@ def _with_after(spec: dict, after: object) -> dict:
     return {**head, "after": after, **{k: v for k, v in spec.items() if k not in head}}
 
 
-def disagreements(case: dict, made: vectors.Vector, stderr: bytes, supported: str) -> List[str]:
-    """Where the reference's results break the stream rules (C19) or the case's hand-written expectation."""
+def disagreements(data: dict, made: dict, stderr: bytes, supported: str) -> List[str]:
+    """Where the reference's results break the stream rules (C19) or the line's hand-written expectation."""
     found = []
-    if made.status in (0, 1) and stderr:
-        found.append(f"stderr with status {made.status}: {stderr!r}")
-    if made.status not in (0, 1) and stderr.count(b"\n") != 1:
-        found.append(f"status {made.status} needs one stderr line, got {stderr!r}")
-    expect = case.get("expect")
+    status, stdout = made["status"], made["stdout"].encode("utf-8")
+    if status in (0, 1) and stderr:
+        found.append(f"stderr with status {status}: {stderr!r}")
+    if status not in (0, 1) and stderr.count(b"\n") != 1:
+        found.append(f"status {status} needs one stderr line, got {stderr!r}")
+    expect = data.get("expect")
     if not expect:
         return found
-    if made.status != expect["status"]:
-        found.append(f"status {made.status}, expected {expect['status']}")
-    if "answer" in expect and _hook_answer(made.stdout) != expect["answer"]:
-        found.append(f"hook answer {_hook_answer(made.stdout)!r}, expected {expect['answer']!r}")
+    if status != expect["status"]:
+        found.append(f"status {status}, expected {expect['status']}")
+    if "answer" in expect and _hook_answer(stdout) != expect["answer"]:
+        found.append(f"hook answer {_hook_answer(stdout)!r}, expected {expect['answer']!r}")
     if "goal" in expect or "error" in expect or "modes" in expect:
-        got = _hook_fields(made.stdout) if case.get("command") == "hook" else {}
+        got = _hook_fields(stdout) if data.get("command") == "hook" else {}
         if not got:
-            got = json.loads(made.stdout.splitlines()[0]) if made.stdout else {}
+            got = json.loads(stdout.splitlines()[0]) if stdout else {}
         error = expect.get("error")
         want = {"goal": expect.get("goal", ""), "error": error.replace("{supported}", supported) if error else None}
         for key in [k for k in got if k + "_source" in got]:
@@ -132,7 +180,7 @@ def disagreements(case: dict, made: vectors.Vector, stderr: bytes, supported: st
             if got.get(key, "<missing>") != value:
                 found.append(f"{key}: {got.get(key, '<missing>')!r}, expected {value!r}")
     if "after" in expect:
-        spec = made.extra["manifest"]
+        spec = made["manifest"]
         after = spec.get("after", spec.get("before"))
         wanted = expect["after"] if expect["after"] is not None else spec.get("before")
         if after != wanted:
@@ -158,86 +206,109 @@ def _hook_fields(stdout: bytes) -> dict:
     return json.loads(data["hookSpecificOutput"]["additionalContext"].splitlines()[-1])
 
 
-def build(project: Path, cases: List[dict]) -> Tuple[Dict[str, str], List[str]]:
-    """Every case's vector file text, by file name, and the problems (a case the reference got wrong)."""
-    layer = reference_layer(project)
-    supported = supported_flags(load_vocabulary(project / "spec" / "flags.toml"))
-    problems: List[str] = []
+def compute(project: Path, lines: List[dict]) -> Tuple[Dict[str, Results], List[str]]:
+    """Every line's results by name, and the problems (a vector the reference got wrong). Two workers per core:
+    forked processes that inherit the imported reference, or threads that start its processes where there is no
+    fork."""
+    global _REFERENCE, _SUPPORTED
+    _REFERENCE = ForkedReference(project, reference_layer(project))
+    _SUPPORTED = supported_flags(load_vocabulary(project / "spec" / "flags.toml"))
+    workers = ThreadPool if _REFERENCE.main is None else multiprocessing.get_context("fork").Pool
+    with workers(os.cpu_count() or 2) as pool:
+        outcomes = pool.map(_one, lines, chunksize=4)
+    made = {name: results for name, results, _ in outcomes if results is not None}
+    return made, sorted(problem for _, _, found in outcomes for problem in found)
 
-    def one(case: dict) -> Tuple[str, str]:
-        with tempfile.TemporaryDirectory(prefix="sage-flags-case-") as tmp:
-            try:
-                made, stderr = run_case(layer, case, Path(tmp))
-            except ValueError as error:
-                problems.append(f"{case['name']}: {error}")
-                return f"{case['name']}.json", ""
-        for problem in disagreements(case, made, stderr, supported):
-            problems.append(f"{case['name']}: {problem}")
-        return f"{case['name']}.json", made.to_json()
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        files = dict(pool.map(one, cases))
-    return files, sorted(problems)
+_REFERENCE: "ForkedReference"
+_SUPPORTED = ""  # the vocabulary's E1 list, for "{supported}" in an expectation
+
+
+def _one(data: dict) -> Tuple[str, Optional[Results], List[str]]:
+    """A line's name, results (None when they cannot be made) and problems."""
+    name = data["name"]
+    stdin = vectors.to_bytes(data.get("stdin", ""))
+    if "stdin_from_parse" in data:
+        line = _REFERENCE.run("parse", [vectors.to_bytes(data["stdin_from_parse"])])
+        if line.returncode != 0:
+            return name, None, [f"{name}: stdin_from_parse is not a clean parse (status {line.returncode})"]
+        stdin = line.stdout
+    with tempfile.TemporaryDirectory(prefix="sage-flags-vector-") as tmp:
+        results, stderr = run_alone(_REFERENCE, data, stdin, Path(tmp))
+    if "stdin_from_parse" in data:
+        results["stdin"] = stdin.decode("utf-8")
+    return name, results, [f"{name}: {problem}" for problem in disagreements(data, results, stderr, _SUPPORTED)]
+
+
+def layout_problems(path: Path) -> Tuple[List[str], List[str]]:
+    """A vector file's problems: those that stop the tool (a name used twice, a line that does not load), and
+    those a rewrite mends (lines out of name order, not in the canonical form)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        lines = vectors.read_lines(path)
+    except ValueError as error:
+        return [str(error)], []
+    names = [d.get("name") for d in lines]
+    fatal = [f"{path.name}: name {n!r} is used twice" for n in sorted({n for n in names if names.count(n) > 1})]
+    for data in lines:
+        try:
+            as_vector(data)
+        except (KeyError, TypeError, ValueError) as error:
+            fatal.append(f"{path.name}: {data.get('name')!r} does not load: {error!r}")
+    if fatal:
+        return fatal, []
+    mended = [f"{path.name}: the lines are not sorted by name"] if names != sorted(names) else []
+    if text != "".join(vectors.canonical_line(d) for d in lines):
+        mended.append(f"{path.name}: not in the canonical form (parity/vectors.py canonical_line)")
+    return fatal, mended
+
+
+def rewrite(path: Path, lines: List[dict]) -> None:
+    path.write_text("".join(vectors.canonical_line(d) for d in sorted(lines, key=lambda d: d["name"])), "utf-8")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--project", type=Path, default=ROOT, help="the project (or built copy) whose reference runs")
-    parser.add_argument("--cases", type=Path, default=CASES)
-    parser.add_argument("--out", type=Path, default=vectors.VECTOR_DIR)
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
+    parser.add_argument("--file", type=Path, help="the vector file to rewrite (default: the default vocabulary's)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a vector would change")
     args = parser.parse_args(argv)
-    cases = load_cases(args.cases)
-    present = {p.name: p.read_text(encoding="utf-8") for p in args.out.glob("*.json")} if args.out.is_dir() else {}
-    named = {f"{c['name']}.json" for c in cases}
-    if len(named) != len(cases):
-        print("write_vectors: a case name is used twice", file=sys.stderr)
+    project = args.project.resolve()
+    directory = project / "parity" / "vectors"
+    path = (args.file or vectors.vector_file(vectors.default_vocabulary(project), directory)).resolve()
+    others = sorted(p.resolve() for p in directory.glob("*.jsonl")) if args.file is None else []
+    fatal, mended = [], []
+    for each in [path, *(p for p in others if p != path)]:
+        problems = layout_problems(each)
+        fatal, mended = fatal + problems[0], mended + problems[1]
+    if fatal:
+        print("\n".join(f"write_vectors: {p}" for p in fatal), file=sys.stderr)
         return 1
-    unnamed = sorted(set(present) - named)
-    if unnamed and not args.check:  # a vector file put there (a fuzzer's find): its inputs join the table
-        cases = sorted(cases + [case_of(name[: -len(".json")], present[name]) for name in unnamed], key=_name)
-        args.cases.write_text("".join(case_line(c) for c in cases), encoding="utf-8")
-        print(f"write_vectors: {len(unnamed)} file(s) added to {args.cases.name}: {', '.join(unnamed)}")
-    # A case this system cannot set up (persist as root, a FIFO on Windows) keeps its file as it is.
-    unable = {c["name"]: why for c in cases for why in [vectors.cannot_run_here(as_vector(c, b""))] if why}
+    lines = vectors.read_lines(path)
+    # A vector this system cannot set up (persist as root, a FIFO on Windows) keeps its results as they are.
+    unable = {d["name"]: why for d in lines for why in [vectors.cannot_run_here(as_vector(d))] if why}
     for why in unable.values():
         print(f"write_vectors: left as it is: {why}")
-    files, problems = build(args.project.resolve(), [c for c in cases if c["name"] not in unable])
+    made, problems = compute(project, [d for d in lines if d["name"] not in unable])
     for problem in problems:
         print(f"write_vectors: {problem}", file=sys.stderr)
     if problems:
         print(f"write_vectors: {len(problems)} disagreement(s) with the rules; nothing written", file=sys.stderr)
         return 1
-    changed = sorted(name for name, text in files.items() if present.get(name) != text)
+    new = [{**d, **made.get(d["name"], {})} for d in lines]
+    changed = [d["name"] for d, old in zip(new, lines) if vectors.canonical_line(d) != vectors.canonical_line(old)]
     if args.check:
         for name in changed:
-            print(f"write_vectors: {args.out / name} is not what {args.cases.name} gives (make vectors)")
-        for name in unnamed:
-            print(f"write_vectors: {args.out / name} has no case in {args.cases.name} (make vectors adds it)")
-        print(f"write_vectors: {len(files)} vectors, {len(changed) + len(unnamed)} differ")
-        return 1 if changed or unnamed else 0
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name in changed:
-        (args.out / name).write_text(files[name], encoding="utf-8")
-    print(f"write_vectors: {len(files)} vectors, {len(changed)} written")
+            print(f"write_vectors: {path.name}: {name}: the results are not the reference's (make vectors)")
+        for problem in mended:
+            print(f"write_vectors: {problem} (make vectors)")
+        print(f"write_vectors: {len(new)} vectors, {len(changed)} differ")
+        return 1 if changed or mended else 0
+    rewrite(path, new)
+    for other in (p for p in others if p != path):  # hand-written results: only the canonical form
+        rewrite(other, vectors.read_lines(other))
+    print(f"write_vectors: {len(new)} vectors, {len(changed)} rewritten")
     return 0
-
-
-def _name(case: dict) -> str:
-    return case["name"] + ".json"  # the order of the files
-
-
-def case_of(name: str, text: str) -> dict:
-    """A vector file's inputs, as a case."""
-    data = json.loads(text)
-    case = {"name": name, **{k: v for k, v in data.items() if k not in ("stdout", "status")}}
-    if "manifest" in case:
-        case["manifest"] = {k: v for k, v in case["manifest"].items() if k != "after"}
-    return case
-
-
-def case_line(case: dict) -> str:
-    return json.dumps(case, ensure_ascii=True, separators=(", ", ": ")) + "\n"
 
 
 if __name__ == "__main__":

@@ -124,10 +124,11 @@ def missing_notice() -> str:
 
 
 def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]":
-    """N7: every file of the adopted skill directory: relative path -> (content, mode)."""
-    from sage_flags._skill import FILES
+    """N7: every file of the adopted skill directory, for the adopted vocabulary: relative path -> (content, mode)."""
+    from sage_flags import _render
 
-    files = {rel: (text.encode("utf-8"), 0o644) for rel, text in FILES.items()}
+    rendered = _render.render(_render.load(vocabulary), "adopted")
+    files = {rel: (text.encode("utf-8"), 0o644) for rel, text in rendered.items()}
     files["scripts/sage-flags"] = (wrapper_text(vocabulary, release).encode("utf-8"), 0o755)
     return files
 

@@ -317,6 +317,11 @@ class Frontmatter:
             raise UnsafeManifest("the frontmatter is not a mapping with its keys at column 0")
         self.first_key_seen = True
         owner, value = _node_value(content)
+        # P11.5: PyYAML drops a BOM only as the first character of what it is given, so `\ufeffflags:` first is
+        # `flags` to a reader that loads the lines between the fences (python-frontmatter), another key to one
+        # that loads the file or matches `^flags:` (Sage's manifest.py). In a value it is just a character.
+        if BOM in content[: len(content) - len(value)]:  # a key, an indicator, an anchor or a tag
+            raise UnsafeManifest("a BOM (U+FEFF) in a key: YAML readers differ on the key it makes")
         if value[:1] in (b'"', b"'", b"[", b"{") and not _ONE_LINE.fullmatch(value):
             raise UnsafeManifest("a quoted scalar or flow collection in the frontmatter goes on past its line")
         if value[:1] in (b"|", b">"):

@@ -1,7 +1,7 @@
-//! Every vector in parity/vectors/*.json that the native program runs itself, in process through
-//! its one dispatcher, `program`, and each shipped vocabulary's own vectors (parity/vectors-<name>/)
+//! Every vector of the default vocabulary (parity/vectors/<name>.jsonl) that the native program runs
+//! itself, in process through its one dispatcher, `program`, and each shipped vocabulary's own vectors
 //! through `program` with `--vocabulary NAME` before the subcommand (docs/SPEC.md B2).
-//! The format is parity/vectors.py's.
+//! The format is parity/vectors.py's (parity/README.md): one JSON object per line.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,25 +14,31 @@ use serde_json::Value;
 
 const CONFIG_PLACEHOLDER: &[u8] = b"{config}";
 
-fn vector_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../parity/vectors")
+/// docs/SPEC.md B1: the vectors of vocabulary `vocab`, one JSON object per line.
+fn vectors_of(vocab: &Vocabulary) -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../parity/vectors/{}.jsonl", vocab.name));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).expect("a vector line is JSON"))
+        .collect()
 }
 
-/// docs/SPEC.md B1: the vectors of vocabulary `name` (the default's are parity/vectors/).
-fn vector_dir_of(vocab: &Vocabulary) -> PathBuf {
-    if vocab.name == DEFAULT_VOCABULARY.name {
-        return vector_dir();
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../parity/vectors-{}", vocab.name))
-}
-
-/// A byte field: a JSON string (its UTF-8 bytes) or `{"hex": "..."}`.
+/// A byte field: a JSON string (its UTF-8 bytes), `{"hex": "..."}`, or long bytes described:
+/// `{"repeat": FIELD, "times": N}` and `{"join": [FIELD, ...]}`.
 fn to_bytes(value: &Value) -> Vec<u8> {
     match value {
         Value::String(text) => text.as_bytes().to_vec(),
-        Value::Object(map) => {
+        Value::Object(map) if map.len() == 1 && map.contains_key("hex") => {
             let hex = map["hex"].as_str().expect("hex field");
             (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit")).collect()
+        }
+        Value::Object(map) if map.len() == 2 && map.contains_key("repeat") => {
+            let times = map["times"].as_u64().expect("times: a count") as usize;
+            to_bytes(&map["repeat"]).repeat(times)
+        }
+        Value::Object(map) if map.len() == 1 && map.contains_key("join") => {
+            map["join"].as_array().expect("join: a list").iter().flat_map(to_bytes).collect()
         }
         other => panic!("not a byte field: {other}"),
     }
@@ -146,29 +152,20 @@ fn check(vocab: &'static Vocabulary, name: &str, data: &Value) -> Option<String>
     (!stderr_ok).then(|| format!("{name}: stderr {:?}", String::from_utf8_lossy(&stderr)))
 }
 
-fn vector_paths(dir: &Path) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
-        .expect("the vector directory exists")
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    paths
-}
-
 /// Runs every parse, batch, announce and hook vector of `vocab`; the failures, and the count of each command.
+/// `env` vectors run too: no environment variable can reach the in-process core. persist and resume belong to
+/// the Python package (the program hands them over).
 fn run_vectors(
     vocab: &'static Vocabulary,
-    paths: &[PathBuf],
+    lines: &[Value],
 ) -> (Vec<String>, std::collections::BTreeMap<String, usize>) {
     let mut failures = Vec::new();
     let mut commands = std::collections::BTreeMap::new();
-    for path in paths {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let data: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
+    for data in lines {
+        let name = data["name"].as_str().expect("a vector's name");
         let command = data.get("command").and_then(Value::as_str).unwrap_or("parse").to_owned();
         if matches!(command.as_str(), "parse" | "batch" | "announce" | "hook") {
-            failures.extend(check(vocab, &name, &data));
+            failures.extend(check(vocab, name, data));
         }
         *commands.entry(command).or_insert(0) += 1;
     }
@@ -178,8 +175,7 @@ fn run_vectors(
 #[test]
 fn every_vocabulary_runs_its_own_vectors() {
     for vocab in VOCABULARIES.iter().filter(|vocab| vocab.name != DEFAULT_VOCABULARY.name) {
-        let paths = vector_paths(&vector_dir_of(vocab));
-        let (failures, commands) = run_vectors(vocab, &paths);
+        let (failures, commands) = run_vectors(vocab, &vectors_of(vocab));
         assert!(commands.get("parse").copied().unwrap_or(0) >= 10, "{}: {commands:?}", vocab.name);
         assert!(failures.is_empty(), "{}: {} vectors fail:\n{}", vocab.name, failures.len(), failures.join("\n"));
     }
@@ -187,27 +183,10 @@ fn every_vocabulary_runs_its_own_vectors() {
 
 #[test]
 fn every_vector_in_process() {
-    let mut paths: Vec<PathBuf> = fs::read_dir(vector_dir())
-        .expect("parity/vectors exists")
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    let mut failures = Vec::new();
-    let mut commands = std::collections::BTreeMap::new();
-    for path in &paths {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let data: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).expect("vector is JSON");
-        // `env` vectors run too: no environment variable can reach the in-process core.
-        let command = data.get("command").and_then(Value::as_str).unwrap_or("parse").to_owned();
-        // persist and resume belong to the Python package (the program hands them over).
-        if matches!(command.as_str(), "parse" | "batch" | "announce" | "hook") {
-            failures.extend(check(DEFAULT_VOCABULARY, &name, &data));
-        }
-        *commands.entry(command).or_insert(0) += 1;
-    }
-    assert!(paths.len() >= 200, "only {} vectors found", paths.len());
+    let lines = vectors_of(DEFAULT_VOCABULARY);
+    let (failures, commands) = run_vectors(DEFAULT_VOCABULARY, &lines);
+    assert!(lines.len() >= 200, "only {} vectors found", lines.len());
     assert!(commands.get("parse").copied().unwrap_or(0) >= 150, "{commands:?}");
     assert!(["batch", "announce", "hook"].iter().all(|c| commands.contains_key(*c)), "{commands:?}");
-    assert!(failures.is_empty(), "{} of {} vectors fail:\n{}", failures.len(), paths.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} of {} vectors fail:\n{}", failures.len(), lines.len(), failures.join("\n"));
 }

@@ -4,8 +4,10 @@
     $ARGUMENTS
     SAGE_ARGUMENTS_7Q2F
 
-behaves exactly like ``sage-flags parse``; ``core.flag_parser.parser.parse`` and
-``core.flag_parser.config_loader.load_defaults`` are the predecessor's API.
+behaves exactly like ``sage-flags parse``. The modules keep every name of Sage 1.1.5's that they replace
+(docs/SPEC.md N8.1): ``__version__`` here, ``core.flag_parser.parser``'s ``parse``, ``ParseResult`` and flag
+sets, ``core.flag_parser.config_loader.load_defaults``; so Sage's own ``core/flag_parser/cli.py`` and tests
+still run.
 All of it delegates to the ``sage_flags`` package, the first found of: the
 installed one; the repository's python/ when this directory is used from a
 checkout; the copy in _vendor/ that the vendorable bundle carries (built from
@@ -81,3 +83,11 @@ def serves(name):  # type: (str) -> bool
     it carries the seed's alone)."""
     names = getattr(sys.modules.get("sage_flags._vocab"), "NAMES", ("sage-1.1",))
     return not name or name in names
+
+
+def __getattr__(name):  # type: (str) -> str
+    """PEP 562: ``__version__`` (Sage 1.1.5's cli.py imports it) is the version of the sage_flags that answers,
+    imported on first use only: ``python -m core.flag_parser`` must reach its own line when there is none."""
+    if name == "__version__":
+        return import_sage_flags().__version__
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
