@@ -229,8 +229,9 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
 def test_the_bodys_key_list_is_the_parse_lines(vocabulary: str, sage_1_3_skill: Path) -> None:
     """The generated `json-keys` line names the keys parse prints, in its order (C16, V1), for each vocabulary."""
     skill, name = (SKILL_MD, "") if vocabulary == "default" else (sage_1_3_skill, "sage-1.3.18")
-    code = "import json; from sage_flags import reference; print(json.dumps(list(reference.parse('x').to_dict())))"
-    env = {"PYTHONPATH": str(ROOT / "python"), "SAGE_FLAGS_BACKEND": "python", "SAGE_FLAGS_VOCABULARY": name}
+    code = "import json; from sage_flags import reference; print(json.dumps(list(reference.parse('x', vocabulary=%r)"
+    code = code % (name or None) + ".to_dict())))"  # B2: the vocabulary is the library's argument
+    env = {"PYTHONPATH": str(ROOT / "python"), "SAGE_FLAGS_BACKEND": "python"}
     done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, check=True)
     listed = re.search(r"^The keys, in this order: (.*)\.$", skill.read_text(encoding="utf-8"), re.M).group(1)
     assert re.findall(r"`([a-z_]+)`", listed) == json.loads(done.stdout)
