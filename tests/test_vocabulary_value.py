@@ -208,3 +208,64 @@ def test_the_drop_in_api_parses_in_its_vocabulary(backend: str, tmp_path: Path) 
     done = python(code, {"SAGE_FLAGS_VOCABULARY": "sage-1.3", "SAGE_FLAGS_BACKEND": backend})
     want = executable_answers("sage-1.3", ["--subagents x"])[0] + "\n['quality_locked', 'subagents']\n"
     assert (done.stdout.decode(), done.stderr) == (want, b"")
+
+
+EVERY_COMMAND = [  # (vocabulary, argv after the option, stdin): the consumers the command line hands the name to
+    ("sage-1.3.18", ["announce", "build", "--parallel=7 x"], b""),
+    ("sage-1.1", ["announce", "build", "--autonomous x"], b""),
+    ("sage-1.3.18", ["config", "explain", "{config}"], b""),
+    ("sage-1.1", ["config", "explain", "{config}"], b""),
+    ("sage-1.3.18", ["persist", "{manifest}"], "parse:--parallel=3 --subagents go"),
+    ("sage-1.3.18", ["resume", "{manifest}", "go"], b""),
+    ("sage-1.3", ["resume", "{manifest}", "--subagents go"], b""),
+    ("sage-1.3", ["hook", "codex"], b'{"hook_event_name": "UserPromptSubmit", "prompt": "/build --subagents go"}'),
+    ("sage-1.1", ["hook", "codex"], b'{"hook_event_name": "UserPromptSubmit", "prompt": "/build --subagents go"}'),
+]
+IN_ONE_PROCESS = """
+import io, json, os, sys
+from sage_flags.cli import main
+for name, argv, stdin in json.loads(sys.argv[1]):
+    read, write = os.pipe()
+    os.write(write, stdin.encode("latin-1"))
+    os.close(write)
+    os.dup2(read, 0)
+    os.close(read)
+    status = main(["--vocabulary", name, *argv])
+    sys.stdout.flush()
+    os.write(1, b"status %d\\n" % status)
+"""
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_every_consumer_takes_the_vocabulary_in_one_process(backend: str, tmp_path: Path) -> None:
+    """B2: announce, config explain, persist, resume and hook each get the vocabulary from the command line as a
+    value: one process running them in alternating vocabularies prints, byte for byte, what a fresh process for
+    each prints."""
+    (tmp_path / "c.yaml").write_bytes(CONFIG)
+    cases = []
+    for name, argv, stdin in EVERY_COMMAND:
+        argv = [a.format(config=tmp_path / "c.yaml", manifest=tmp_path / "m.md") for a in argv]
+        if isinstance(stdin, str):  # a parse line of this vocabulary, as persist's input
+            stdin = executable_answers(name, [stdin[len("parse:") :]])[0].encode() + b"\n"
+        cases.append((name, argv, stdin))
+    env = {"SAGE_FLAGS_BACKEND": backend}
+    fresh = b""
+    (tmp_path / "m.md").write_bytes(b"---\ntitle: x\n---\nbody\n")
+    for name, argv, stdin in cases:
+        done = subprocess.run(
+            [sys.executable, "-m", "sage_flags", "--vocabulary", name, *argv],
+            input=stdin,
+            capture_output=True,
+            env={**os.environ, **env},
+            timeout=60,
+        )
+        fresh += done.stdout + b"status %d\n" % done.returncode
+    written = (tmp_path / "m.md").read_bytes()
+    assert b"parallel_lanes: 3" in written and fresh.count(b"status 0") >= 7, fresh
+    (tmp_path / "m.md").write_bytes(b"---\ntitle: x\n---\nbody\n")
+    payload = json.dumps([(n, a, s.decode("latin-1")) for n, a, s in cases])
+    done = subprocess.run(
+        [sys.executable, "-c", IN_ONE_PROCESS, payload], capture_output=True, env={**os.environ, **env}, timeout=60
+    )
+    assert (done.stdout, done.stderr) == (fresh, b"")
+    assert (tmp_path / "m.md").read_bytes() == written
