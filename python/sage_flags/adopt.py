@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-from sage_flags import _io, _settings_edit, _vocab
+from sage_flags import _io, _settings_edit, _vocab, _vocabulary
 from sage_flags._io import OK, UsageError, _write
 from sage_flags._strict_json import NotStrictJson
 from sage_flags.hook_commands import (
@@ -70,7 +70,7 @@ def vocabulary_for_release(release: str) -> "Optional[str]":
     """N2: the vocabulary of a Sage release (B5's generated table), or None for a release outside it."""
     if release == NO_VERSION_LAYOUT:
         return "sage-1.1"
-    return _vocab.vocabulary_for_release(release) if RELEASE.match(release) else None
+    return _vocabulary.vocabulary_for_release(release) if RELEASE.match(release) else None
 
 
 def _span(first: "Tuple[int, ...]", last: "Optional[Tuple[int, ...]]") -> str:
@@ -300,7 +300,7 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str]]":
     return dry_run, vocabulary
 
 
-def run_adopt(items: "Sequence[bytes]") -> int:
+def run_adopt(items: "Sequence[bytes]", _name: str = "") -> int:  # its own --vocabulary or the release decides
     dry_run, vocabulary = _options(items)
     root = os.getcwd()
     try:
