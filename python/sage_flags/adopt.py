@@ -300,8 +300,11 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str]]":
     return dry_run, vocabulary
 
 
-def run_adopt(items: "Sequence[bytes]", _name: str = "") -> int:  # its own --vocabulary or the release decides
+def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
+    """N1: NAMED is the vocabulary the call named before `adopt` (B2); adopt's own --vocabulary wins over it, and
+    with neither the project's release decides (N2)."""
     dry_run, vocabulary = _options(items)
+    vocabulary = vocabulary or named
     root = os.getcwd()
     try:
         lines, writes = plan(root, vocabulary)

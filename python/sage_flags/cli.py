@@ -195,9 +195,13 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
     # command line before `hook`) fails open: status 3 and K8's line, never 2, which blocks the person's prompt.
     hook = _subcommand(items, vocabulary_option) == b"hook"
     try:
-        name, items = _choose_vocabulary(items, vocabulary_option)
+        name, rest = _choose_vocabulary(items, vocabulary_option)
+        named = len(rest) != len(items) or bool(os.environ.get("SAGE_FLAGS_VOCABULARY"))
+        items = rest
         if not items:
             raise UsageError("a subcommand is required")
+        if items[0] == b"adopt" and not named:
+            name = None  # N1: adopt takes the project's release's vocabulary unless the call named one (B2)
         command = COMMANDS.get(items[0])
         if command is None:
             raise UsageError("unknown subcommand %r" % os.fsdecode(items[0]))
