@@ -1,10 +1,13 @@
 # The differential fuzzer (issue 35): hypothesis tests, one per command family (parity/test_fuzz.py).
-#   make parity        the "parity" profile: derandomized, a few dozen examples per family (in `make test`)
+#   make parity        the "parity" profile: derandomized, PARITY_EXAMPLES x each family's weight examples per family
+#                      and vocabulary (in `make test`; the line it prints names the budget)
+#   make parity-full   the fuzzer at CI's budget (in `make test-full`): PARITY_FULL_EXAMPLES x the weight, seeded
+#                      (--hypothesis-seed): the same examples every run, none of make parity's derandomized ones
 #   make fuzz          the "fuzz" profile: random, FUZZ_EXAMPLES per family, hypothesis's database in .hypothesis/
 #   make fuzz-inproc   atheris drives the in-process test (parity/test_fuzz.py::test_in_process), INPROC_RUNS each
 # Each runs once per vocabulary of the one build (SPEC section 20): SAGE_FLAGS_VOCABULARY names it to the
 # in-process reference and core (chosen at import) and to every layer's process (inherited).
-.PHONY: parity fuzz fuzz-inproc fuzz-coverage vectors lint-workflows
+.PHONY: parity parity-full fuzz fuzz-inproc fuzz-coverage vectors lint-workflows
 TEST_TARGETS += parity
 LINT_TARGETS += lint-workflows
 FUZZ_VOCABULARIES := sage-1.1 sage-1.3 sage-1.3.18
@@ -12,8 +15,17 @@ in_each_vocabulary = set -e; for v in $(FUZZ_VOCABULARIES); do echo "== vocabula
 
 FUZZ_TESTS := parity/test_fuzz.py
 fuzz_run = $(WITH_BASHES) $(1) $(BIN)/pytest -q --durations=12 $(FUZZ_TESTS) $(FUZZ_PYTEST_ARGS)
-parity: setup old-bash  ## differential fuzzer, derandomized ("parity" profile), every vocabulary
-	$(call in_each_vocabulary,$(call fuzz_run,))
+PARITY_EXAMPLES ?= 4
+PARITY_FULL_EXAMPLES ?= 12
+fuzz_budget = $(PY) -c 'from parity.test_fuzz import budget; print("$(1): " + budget($(2)))'
+parity: setup old-bash  ## differential fuzzer, derandomized ("parity" profile), PARITY_EXAMPLES, every vocabulary
+	@$(call fuzz_budget,parity,$(PARITY_EXAMPLES))
+	$(call in_each_vocabulary,$(call fuzz_run,PARITY_EXAMPLES=$(PARITY_EXAMPLES)))
+
+parity-full: setup old-bash  ## the fuzzer at CI's budget (PARITY_FULL_EXAMPLES), seeded, every vocabulary
+	@$(call fuzz_budget,parity-full,$(PARITY_FULL_EXAMPLES))
+	$(call in_each_vocabulary,$(call fuzz_run,SAGE_FLAGS_FUZZ_PROFILE=parity-full PARITY_EXAMPLES=$(PARITY_FULL_EXAMPLES)) \
+	  --hypothesis-seed=41)
 
 # FUZZ_EXAMPLES per family per vocabulary (default 2000); FUZZ_PYTEST_ARGS=-k persist picks families.
 # Failures: the minimal example as a vector in parity/failures/, and in .hypothesis/ (replayed first next time).
