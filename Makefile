@@ -104,16 +104,17 @@ TEST_STAGES = check-generated lint $(TEST_TARGETS) test-python
 TEST_FULL_STAGES = dist wheelhouse old-bash test-python-full parity-full
 # $(1): the target's name, $(2): its stages.
 define run_stages
-	@cpu() { times | tail -n 1 | awk '{ split($$1, u, /[ms]/); split($$2, s, /[ms]/); \
-	  printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'; }; \
+	@cpu_file=$$(mktemp); trap 'rm -f "$$cpu_file"' EXIT; \
+	cpu() { times >"$$cpu_file"; cpu_now=$$(awk 'END { split($$1, u, /[ms]/); split($$2, s, /[ms]/); \
+	  printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$$cpu_file"); }; \
 	start=$$SECONDS; lines=""; \
 	for stage in $(2); do \
-	  at=$$SECONDS; cpu_at=$$(cpu); \
+	  at=$$SECONDS; cpu; cpu_at=$$cpu_now; \
 	  $(MAKE) --no-print-directory $$stage || { echo "make $(1): stage $$stage failed after $$((SECONDS - at)) s"; exit 1; }; \
-	  lines="$$lines$$(printf 'make $(1): %-18s %5d s %6d CPU s' $$stage $$((SECONDS - at)) $$(( $$(cpu) - cpu_at )))"$$'\n'; \
+	  cpu; lines="$$lines$$(printf 'make $(1): %-18s %5d s %6d CPU s' $$stage $$((SECONDS - at)) $$((cpu_now - cpu_at)))"$$'\n'; \
 	done; \
-	printf '%s' "$$lines"; \
-	echo "make $(1): total $$((SECONDS - start)) s, $$(cpu) CPU s (user+system, the whole make tree); load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+	printf '%s' "$$lines"; cpu; \
+	echo "make $(1): total $$((SECONDS - start)) s, $$cpu_now CPU s (user+system, the whole make tree); load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 endef
 
 test:  ## the default tier: lint, every vector through every implementation, every entry's cover (minutes)
