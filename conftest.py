@@ -40,6 +40,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
 TIER_COUNTS = pytest.StashKey[dict]()
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its counts to the controller, which prints them (the controller collects nothing)."""
+    counts = session.config.stash.get(TIER_COUNTS, None)
+    if counts and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["tier_counts"] = counts
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    counts = getattr(node, "workeroutput", {}).get("tier_counts")
+    if counts:
+        node.config.stash[TIER_COUNTS] = counts
+
+
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     counts = config.stash.get(TIER_COUNTS, None)
     if counts:
