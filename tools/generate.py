@@ -577,7 +577,15 @@ def main() -> int:
     args = parser.parse_args()
     root = args.root.resolve()
     stale: List[Path] = []
-    # Twice when writing: the skill's examples run this checkout's package, whose tables the first pass writes.
+    if not args.check:  # the package's tables first: the skill's examples (skill_data) run this checkout's package
+        build = load_build(root)
+        for rel, render in WHOLE_FILES.items():
+            path = root / rel
+            content = render(build) if path.parent.is_dir() else None
+            if content is not None and (path.read_text(encoding="utf-8") if path.exists() else None) != content:
+                stale.append(Path(rel))
+                path.write_text(content, encoding="utf-8")
+    # Twice when writing: a file a first pass wrote can change what the skill's examples print.
     for _ in range(1 if args.check else 2):
         if _ and not stale:
             break

@@ -323,9 +323,9 @@ def fill(text: str, printed: "List[List[object]]") -> str:
     out = []
     for index, line in enumerate(lines):
         if line == "{{hook-context}}":
-            if context is None:
-                raise ValueError("{{hook-context}} with no hook answer before it")
-            out += context.rstrip("\n").split("\n")
+            # A vocabulary of one's own without the example's flag (make vocabulary) gets a block, not a context.
+            shown = context if context is not None else "(the example above is blocked in this vocabulary)"
+            out += shown.rstrip("\n").split("\n")
             continue
         out.append(line)
         out += after.get(index, [])
