@@ -80,7 +80,8 @@ def plan_undo(root: str, adopted: "Adopted") -> "Tuple[List[str], List[Action]]"
         if differs is None:
             actions += [("unlink", rel) for rel in files] + [("rmdir", rel) for rel in folders]
             gone.update(files + folders)
-            lines.append("  skill: %s/ removed (%d files, as adopt wrote them)" % (SKILL_DIR, len(files)))
+            shown = len([rel for rel in files if not rel.endswith("/" + RECORD_NAME)])
+            lines.append("  skill: %s/ removed (%d files, as adopt wrote them, and its record)" % (SKILL_DIR, shown))
         else:
             lines.append("  kept: %s/ (%s; yours now: delete it yourself if you want it gone)" % (SKILL_DIR, differs))
             if record and record["hooks"]:  # the hooks' facts are spent: a later undo claims nothing there
@@ -96,7 +97,7 @@ def plan_undo(root: str, adopted: "Adopted") -> "Tuple[List[str], List[Action]]"
                 gone.add(folder)
                 lines.append("  folder: %s/ removed (adopt created it; it is empty now)" % folder)
     if not actions and not any(line.startswith("  kept") for line in lines):
-        lines.append("  nothing to undo: sage-flags is not adopted here")
+        lines = ["sage-flags adopt --undo: nothing to undo: sage-flags is not adopted here"]
     return lines, actions
 
 
