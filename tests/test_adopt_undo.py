@@ -25,10 +25,10 @@ SETTINGS_VARIANTS = {
     "none": None,
     # Tabs, CRLF, no final newline, a person's group under our event and a person's event.
     "unusual": (
-        '{\r\n\t"n": 1E5,\r\n\t"hooks": {\r\n\t\t"UserPromptExpansion": [\r\n\t\t\t{"matcher": "deploy",'
-        ' "hooks": [{"type": "command", "command": "./mine.sh"}]}\r\n\t\t],\r\n\t\t"Stop": [{"hooks": []}]'
-        '\r\n\t},\r\n\t"z": "\\u00e9"\r\n}'
-    ).encode(),
+        b'{\r\n\t"n": 1E5,\r\n\t"hooks": {\r\n\t\t"UserPromptExpansion": [\r\n\t\t\t{"matcher": "deploy",'
+        b' "hooks": [{"type": "command", "command": "./mine.sh"}]}\r\n\t\t],\r\n\t\t"Stop": [{"hooks": []}]'
+        b'\r\n\t},\r\n\t"z": "\\u00e9"\r\n}'
+    ),
     "empty-event": b'{\n    "hooks": {\n        "UserPromptExpansion": [\n        ]\n    }\n}\n',  # blanks inside
     "empty-hooks": b'{"hooks": { \t }, "env": {"A": "1"}}',
     "no-hooks": b'{ "env" : {} }\n',
@@ -37,8 +37,8 @@ SETTINGS_VARIANTS = {
 CODEX_VARIANTS = {
     "no-codex": None,
     "codex-no-file": b"",
-    "codex-file": b'{\n\t"hooks": {\n\t\t"UserPromptSubmit": [\n\t\t\t{"hooks": [{"type": "command", "command": "x"}]}\n'
-    b"\t\t]\n\t}\n}\n",
+    "codex-file": b'{\n\t"hooks": {\n\t\t"UserPromptSubmit": [\n'
+    b'\t\t\t{"hooks": [{"type": "command", "command": "x"}]}\n\t\t]\n\t}\n}\n',
 }
 
 
@@ -167,7 +167,7 @@ def test_undo_without_a_record_removes_what_is_exactly_ours(adopt, tmp_path):  #
     ok(adopt(root))
     (root / RECORD).unlink()
     out = ok(adopt(root, "--undo"))
-    assert "no record" in out and "kept: %s's empty \"hooks\"" % SETTINGS in out, out
+    assert "no record" in out and 'kept: %s\'s empty "hooks"' % SETTINGS in out, out
     assert json.loads((root / SETTINGS).read_bytes()) == {"env": {}, "hooks": {}}
     assert not (root / ".claude/skills/flag-parser").exists()
     # Not what adopt writes (an older wrapper, say): kept, and said.
