@@ -226,3 +226,41 @@ def test_undo_takes_no_vocabulary(adopt, tmp_path):  # noqa: F811
     done = adopt(root, "--undo", "--vocabulary", "sage-1.1")
     assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and b"--undo takes only --dry-run" in done.stderr
     assert not (root / SKILL_DIR).exists()
+
+
+# The editor's two operations, bytes in and bytes out: unregister undoes register exactly, for every shape.
+
+SHAPES = [
+    b"{}",
+    b"{ }",
+    b'{"a": 1}',
+    b'{"a": [1, {"b": null}], "hooks": {}}\n',
+    b'{\n  "hooks": {\n    "Stop": []\n  }\n}\n',
+    b'{\r\n\t"hooks": {"UserPromptExpansion": [ ]}\r\n}',
+    b'{"hooks": {"UserPromptExpansion": [{"matcher": "m", "hooks": [{"type": "command", "command": "x"}]}]}}',
+    b'{\n    "x": 1E5,\n    "hooks": {\n        "Stop": [{"hooks": []}],\n        "UserPromptExpansion": [\n'
+    b'            {"hooks": []}\n        ]\n    }\n}',
+    b'  {"hooks"  :  {  "A" : [ ] ,  "B" : [ 1 ]  }  }  \n',
+]
+
+
+@pytest.mark.parametrize("data", SHAPES, ids=range(len(SHAPES)))
+def test_unregister_undoes_register_byte_for_byte(data):
+    from sage_flags import _settings_edit
+    from sage_flags.adopt import forms_ever_written
+
+    forms = forms_ever_written()
+    event = "UserPromptExpansion"
+    group = {"matcher": CLAUDE_MATCHER, "hooks": [{"type": "command", "command": claude_command("sage-1.1")}]}
+    added, inside = _settings_edit.what_register_adds(data, event, forms)
+    registered = _settings_edit.register(data, event, group, forms)
+    assert registered != data and added in ("group", "event", "hooks")
+    assert _settings_edit.unregister(registered, event, forms, added, inside) == data
+    created = _settings_edit.new_file(event, group)
+    assert _settings_edit.what_register_adds(None, event, forms) == ("file", "")
+    assert _settings_edit.unregister(created, event, forms, "file", "") is None
+    # No record (N13.3): ours goes all the same; a `hooks` adopt added stays, empty.
+    without_record = _settings_edit.unregister(registered, event, forms, None, "")
+    assert without_record is not None and claude_command("sage-1.1").encode() not in without_record
+    assert "hooks" in json.loads(without_record)
+    assert added != "event" or without_record == data, "an array adopt added goes with ours, record or not"
