@@ -268,7 +268,10 @@ def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write
         writes.append((rel, data, mode, owner, 0o666))
         shown = "updated" if mode is not None else "written"
         lines.append("  hook: %s %s (%s, /build and /architect)" % (rel, shown, event))
-    return lines, _record_write(root, old_record, created, facts, vocabulary, release) + writes
+    record = _record_write(root, old_record, created, facts, vocabulary, release)
+    if record:
+        lines.append("  record: %s written (what adopt created, for sage-flags adopt --undo)" % RECORD)
+    return lines, record + writes
 
 
 def _record_write(
