@@ -53,27 +53,7 @@ def plan_undo(root: str, adopted: "Adopted") -> "Tuple[List[str], List[Action]]"
     actions: "List[Action]" = []
     gone: "Set[str]" = set()  # what the actions remove, for the folders' emptiness
     for rel, event in EVENTS.items():
-        fact = record["hooks"].get(rel) if record else None
-        found = read_file(root, rel, SETTINGS_LIMIT)
-        if found is None:
-            continue
-        data, info = found
-        added = fact["added"] if fact else None
-        try:
-            updated = _settings_edit.unregister(
-                data, event, adopted.forms, added, fact.get("inside", "") if fact else ""
-            )
-        except NotStrictJson as error:
-            raise Refusal("%s %s; left untouched" % (rel, error)) from None
-        if updated is None:
-            actions.append(("unlink", rel))
-            gone.add(rel)
-            lines.append("  hook: %s removed (adopt created it; nothing else was in it)" % rel)
-        elif updated != data:
-            actions.append(("write", rel, updated, info.st_mode & 0o7777, (info.st_uid, info.st_gid)))
-            lines.append("  hook: %s edited (our handler removed, every other byte kept)" % rel)
-            if added is None and _settings_edit.hooks_of(scan(updated)).members == []:
-                lines.append('  kept: %s\'s empty "hooks" (no record says adopt added it)' % rel)
+        _settings_actions(root, rel, event, record, adopted, lines, actions, gone)
     if skill_there:
         expected = _expected_skill(root, record, adopted)
         files, folders, differs = _skill_contents(root, expected)
@@ -99,6 +79,39 @@ def plan_undo(root: str, adopted: "Adopted") -> "Tuple[List[str], List[Action]]"
     if not actions and not any(line.startswith("  kept") for line in lines):
         lines = ["sage-flags adopt --undo: nothing to undo: sage-flags is not adopted here"]
     return lines, actions
+
+
+def _settings_actions(
+    root: str,
+    rel: str,
+    event: str,
+    record: "Optional[dict]",
+    adopted: "Adopted",
+    lines: "List[str]",
+    actions: "List[Action]",
+    gone: "Set[str]",
+) -> None:
+    """N13.1: REL without our handlers (and what adopt added there, now empty), as an action and a line."""
+    found = read_file(root, rel, SETTINGS_LIMIT)
+    if found is None:
+        return
+    data, info = found
+    fact = record["hooks"].get(rel) if record else None
+    added = fact["added"] if fact else None
+    try:
+        updated = _settings_edit.unregister(data, event, adopted.forms, added, fact.get("inside", "") if fact else "")
+        hooks = _settings_edit.hooks_of(scan(updated)) if updated is not None else None
+    except NotStrictJson as error:
+        raise Refusal("%s %s; left untouched" % (rel, error)) from None
+    if updated is None:
+        actions.append(("unlink", rel))
+        gone.add(rel)
+        lines.append("  hook: %s removed (adopt created it; nothing else was in it)" % rel)
+    elif updated != data:
+        actions.append(("write", rel, updated, info.st_mode & 0o7777, (info.st_uid, info.st_gid)))
+        lines.append("  hook: %s edited (our handler removed, every other byte kept)" % rel)
+        if added is None and hooks is not None and not hooks.members:
+            lines.append('  kept: %s\'s empty "hooks" (no record says adopt added it)' % rel)
 
 
 def _expected_skill(root: str, record: "Optional[dict]", adopted: "Adopted") -> "Dict[str, str]":
