@@ -13,6 +13,7 @@ Everything is checked before anything is written: a file it cannot edit safely (
 a symbolic link, not a regular file, too large, a skill directory that is not ours) is left byte for byte,
 with status 3 and one stderr line. Settings are edited in place (``_settings_edit``: every byte outside our
 handler kept). A second run changes nothing. Writes are the one atomic write (``_io.write_atomically``).
+It keeps a record of what it created (``_adopt_files``, N13), which ``adopt --undo`` (``_adopt_undo``) reads.
 """
 
 import json
