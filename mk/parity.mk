@@ -1,44 +1,43 @@
 # The differential fuzzer (issue 35): hypothesis tests, one per command family (parity/test_fuzz.py).
 #   make parity        the "parity" profile: derandomized, a few dozen examples per family (in `make test`)
 #   make fuzz          the "fuzz" profile: random, FUZZ_EXAMPLES per family, hypothesis's database in .hypothesis/
-#   make fuzz-inproc   atheris drives the in-process test (parity/test_fuzz.py::test_in_process), INPROC_RUNS each
-# Each runs once per vocabulary of the one build (SPEC section 20): SAGE_FLAGS_VOCABULARY names it to the
-# in-process reference and core (chosen at import) and to every layer's process (inherited).
+#   make fuzz-inproc   atheris drives the in-process test (parity/test_fuzz.py::test_in_process), INPROC_RUNS
+# One run covers every vocabulary of the one build (SPEC section 20): each example draws its vocabulary, passed as
+# an argument to the in-process reference and core and named by SAGE_FLAGS_VOCABULARY to every layer's process.
 .PHONY: parity fuzz fuzz-inproc fuzz-coverage vectors check-vectors lint-workflows
 TEST_TARGETS += parity
 LINT_TARGETS += lint-workflows
-FUZZ_VOCABULARIES := sage-1.1 sage-1.3 sage-1.3.18
-in_each_vocabulary = set -e; for v in $(FUZZ_VOCABULARIES); do echo "== vocabulary $$v"; SAGE_FLAGS_VOCABULARY=$$v $(1); done
 
 FUZZ_TESTS := parity/test_fuzz.py
 fuzz_run = $(WITH_BASHES) $(1) $(BIN)/pytest -q --durations=12 $(FUZZ_TESTS) $(FUZZ_PYTEST_ARGS)
 parity: setup old-bash  ## differential fuzzer, derandomized ("parity" profile), every vocabulary
-	$(call in_each_vocabulary,$(call fuzz_run,))
+	$(call fuzz_run,)
 
-# FUZZ_EXAMPLES per family per vocabulary (default 2000); FUZZ_PYTEST_ARGS=-k persist picks families.
+# FUZZ_EXAMPLES per family and vocabulary (default 2000; the vocabulary is drawn per example, so a family runs
+# FUZZ_EXAMPLES times the number of vocabularies); FUZZ_PYTEST_ARGS=-k persist picks families.
 # Failures: the minimal example as a vector in parity/failures/, and in .hypothesis/ (replayed first next time).
 FUZZ_EXAMPLES ?= 2000
 fuzz: setup old-bash  ## long differential run ("fuzz" profile): FUZZ_EXAMPLES per family and vocabulary
-	$(call in_each_vocabulary,$(call fuzz_run,SAGE_FLAGS_FUZZ_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES)))
+	$(call fuzz_run,SAGE_FLAGS_FUZZ_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))
 
 # atheris (requirements-fuzz.txt: never installed by make test) runs test_in_process's fuzz_one_input, coverage-
-# guided by the reference, INPROC_RUNS examples per vocabulary, each growing its corpus in $(CORPUS)/<vocabulary>/
-# (the nightly job keeps it between nights). Where atheris has no wheel (macOS, Windows) it says so and skips.
-INPROC_RUNS ?= 200000
+# guided by the reference, INPROC_RUNS examples (each draws its vocabulary: 200000 for each of three), growing one
+# corpus in $(CORPUS)/ (the nightly job keeps it between nights). Where atheris has no wheel (macOS, Windows) it
+# says so and skips.
+INPROC_RUNS ?= 600000
 CORPUS ?= build/fuzz-corpus
 $(VENV)/.fuzz-tools: requirements-fuzz.txt $(VENV)/.tools
 	$(PY) -m pip install --quiet -r requirements-fuzz.txt
 	touch $@
 
-fuzz-inproc: setup $(VENV)/.fuzz-tools  ## atheris on the in-process test: INPROC_RUNS per vocabulary
+fuzz-inproc: setup $(VENV)/.fuzz-tools  ## atheris on the in-process test: INPROC_RUNS, every vocabulary
 	@if ! $(PY) -c 'import atheris' 2>/dev/null; then echo "fuzz-inproc: skipped: atheris does not install here"; exit 0; fi; \
-	$(call in_each_vocabulary,mkdir -p $(CORPUS)/$$v && SAGE_FLAGS_FUZZ_PROFILE=fuzz $(PY) -m parity.test_fuzz -runs=$(INPROC_RUNS) $(CORPUS)/$$v)
+	mkdir -p $(CORPUS) && SAGE_FLAGS_FUZZ_PROFILE=fuzz $(PY) -m parity.test_fuzz -runs=$(INPROC_RUNS) $(CORPUS)
 
-# The line and branch coverage of the pure reference that replaying each vocabulary's corpus reaches.
-fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py by the in-process corpora
-	$(call in_each_vocabulary,$(BIN)/coverage run --branch --data-file=build/.coverage-$$v \
-	  --include='*/sage_flags/reference.py' -m parity.test_fuzz --replay $(CORPUS)/$$v && \
-	  $(BIN)/coverage report --data-file=build/.coverage-$$v --show-missing)
+# The line and branch coverage of the pure reference that replaying the corpus reaches.
+fuzz-coverage: setup $(VENV)/.fuzz-tools  ## coverage of sage_flags/reference.py by the in-process corpus
+	$(BIN)/coverage run --branch --data-file=build/.coverage --include='*/sage_flags/reference.py' \
+	  -m parity.test_fuzz --replay $(CORPUS) && $(BIN)/coverage report --data-file=build/.coverage --show-missing
 
 vectors: setup  ## rewrite the default vocabulary's vector results from the pure reference (tools/write_vectors.py)
 	$(PY) tools/write_vectors.py

@@ -26,27 +26,39 @@ class Vocabulary:
     name: str
     env: Tuple[Tuple[str, str], ...]  # what every layer's process gets to use this vocabulary
     modes: Tuple[Tuple[str, str], ...]  # (key, dashed name), contract order
-    value_modes: tuple  # sage_flags._vocab.ValueMode rows
+    value_modes: tuple  # sage_flags._vocabulary.ValueMode rows
     backends: Tuple[Tuple[str, Callable, Callable], ...]  # (name, parse, load_defaults): the reference first
     default_lines: Tuple[bytes, ...]  # C14's canonical line per mode
 
 
+@functools.lru_cache(maxsize=None)
 def vocabularies() -> List[Vocabulary]:
-    """THE list of vocabularies the fuzzer draws from. Today: the one ``sage_flags`` was built with (this checkout,
-    or the copy SAGE_FLAGS_PROJECT and PYTHONPATH name). With every vocabulary in one build: one entry per name, its
-    env (("SAGE_FLAGS_VOCABULARY", name),) and backends that parse in that vocabulary."""
-    from sage_flags import _vocab, reference
+    """THE list of vocabularies the fuzzer draws from, one per example: every one the build of ``sage_flags``
+    carries (this checkout, or the copy SAGE_FLAGS_PROJECT and PYTHONPATH name), each with the env that names it to
+    every layer's process (("SAGE_FLAGS_VOCABULARY", name),) and the in-process backends bound to it (B1-B2)."""
+    from sage_flags import _vocab, _vocabulary, reference
 
-    backends = [("reference", reference.parse, reference.load_defaults)]
+    modules = [("reference", reference)]
     try:
         from sage_flags import _native  # type: ignore[attr-defined]
 
-        backends.append(("native", _native.parse, _native.load_defaults))
+        modules.append(("native", _native))
     except ImportError:
         pass
-    name = "+".join(mode for _, mode in _vocab.MODES)
-    lines = tuple(reference.DEFAULT_LINES[key] for key, _ in _vocab.MODES)
-    return [Vocabulary(name, (), tuple(_vocab.MODES), tuple(_vocab.VALUE_MODES), tuple(backends), lines)]
+    found = []
+    for name in _vocab.NAMES:
+        v = _vocabulary.vocabulary(name)
+        backends = tuple(
+            (
+                label,
+                functools.partial(module.parse, vocabulary=name),
+                functools.partial(module.load_defaults, vocabulary=name),
+            )
+            for label, module in modules
+        )
+        lines = tuple(reference.rules(name).default_lines[key] for key, _ in v.modes)
+        found.append(Vocabulary(name, (("SAGE_FLAGS_VOCABULARY", name),), v.modes, v.value_modes, backends, lines))
+    return found
 
 
 def flags(v: Vocabulary) -> Tuple[str, ...]:

@@ -34,8 +34,9 @@ def with_vocabulary(*strategies) -> st.SearchStrategy:
 
 
 def family(weight: float, *strategies):
-    """A family's test: its share of the profile's examples, given an example of ``with_vocabulary(*strategies)``."""
-    examples = max(1, int(PROFILE.max_examples * weight))
+    """A family's test: its share of the profile's examples for each vocabulary (drawn per example, in one run),
+    given an example of ``with_vocabulary(*strategies)``."""
+    examples = max(1, int(PROFILE.max_examples * weight)) * len(gen.vocabularies())
     return lambda test: settings(PROFILE, max_examples=examples)(given(with_vocabulary(*strategies))(test))
 
 
@@ -111,7 +112,8 @@ def test_in_process(example) -> None:
 # The oracle itself: a lying layer, stream and core, bad JSON lines are caught; the generators reach every outcome.
 
 V = gen.vocabularies()[0]
-LIAR = "from sage_flags import reference as r; p = r.parse; r.parse = lambda t, d=None: p(t.replace('\u00e9', ''), d)"
+LIAR = "from sage_flags import reference as r; p = r.parse"
+LIAR += "; r.parse = lambda t, d=None, **k: p(t.replace('\u00e9', ''), d, **k)"
 LIAR += "; import runpy; runpy.run_module('sage_flags', run_name='__main__', alter_sys=True)"  # the lie: no e-acute
 
 
@@ -169,8 +171,8 @@ def test_the_generators_reach_every_outcome() -> None:
     from sage_flags import hook, reference
 
     outcomes = set()
-    for _, argument in seen_by(with_vocabulary(gen.arguments), 400):
-        error = reference.parse(fuzz.decode(argument)).error or "ok"
+    for v, argument in seen_by(with_vocabulary(gen.arguments), 400):
+        error = reference.parse(fuzz.decode(argument), vocabulary=v.name).error or "ok"
         outcomes.add("E1+" if "Did you mean" in error else error.split()[0])
     assert {"ok", "E1+", "Unknown", "Flag", "Conflicting", "Arguments"} <= outcomes, outcomes
     assert {spec["type"] for spec in seen_by(gen.configs(V), 400)} == set(gen.CONFIG_TYPES)
@@ -187,6 +189,26 @@ def test_the_generators_reach_every_outcome() -> None:
     names = [v.name for v in gen.vocabularies()]  # every family draws its vocabulary from vocabularies()
     assert len(names) == len(set(names))
     assert {v.name for (v,) in seen_by(with_vocabulary(), 30)} == set(names)
+
+
+def test_one_run_draws_every_vocabulary() -> None:
+    """B2: one run covers every vocabulary of the build, each example's vocabulary named to every layer's process
+    and passed to both in-process backends; each family runs its share of examples for each vocabulary."""
+    from sage_flags import _vocab
+
+    assert [v.name for v in gen.vocabularies()] == list(_vocab.NAMES)
+    for v in gen.vocabularies():
+        assert dict(v.env) == {"SAGE_FLAGS_VOCABULARY": v.name}
+        assert [name for name, _, _ in v.backends][:1] == ["reference"] and len(v.backends) == 2  # D23: both built
+        for _, parse, _ in v.backends:
+            result = parse("--" + v.modes[-1][1] + " x", None)
+            assert (result.vocabulary, result.error, result.goal) == (v.name, None, "x")
+    share = max(1, int(PROFILE.max_examples * 3))  # test_parse's weight
+    assert test_parse.hypothesis.inner_test and settings_of(test_parse).max_examples == share * len(_vocab.NAMES)
+
+
+def settings_of(test) -> settings:
+    return test._hypothesis_internal_use_settings
 
 
 # atheris drives test_in_process: python -m parity.test_fuzz [libFuzzer options] [CORPUS] (make fuzz-inproc), or

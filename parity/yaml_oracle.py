@@ -18,7 +18,8 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 import yaml
-from sage_flags._vocab import MODES, VALUE_MODES
+from sage_flags._vocab import NAMES
+from sage_flags._vocabulary import Vocabulary, vocabulary
 
 BOM = b"\xef\xbb\xbf"
 FENCE = re.compile(rb"---[ \t]*\r?\n?")
@@ -65,6 +66,12 @@ def load(frontmatter: Optional[bytes]) -> dict:
     return loaded
 
 
+def vocabulary_of(fields: Dict[str, object]) -> Vocabulary:
+    """The vocabulary a contract line's fields are those of (C16, V7: each vocabulary has its own)."""
+    keys = [key for key in fields if key != "notes"]
+    return next(v for v in map(vocabulary, NAMES) if keys == list(v.fields))
+
+
 def top_level_keys(frontmatter: bytes) -> List[object]:
     """The keys of the front matter's root mapping as PyYAML composes it, repeats included (a loader keeps
     only the last of them: `flags` written twice loads as one)."""
@@ -75,8 +82,9 @@ def top_level_keys(frontmatter: bytes) -> List[object]:
 def persisted_entries(line: bytes) -> Dict[str, object]:
     """What persist records for this contract line: each mode's value, and each value mode's number."""
     fields = json.loads(line)
-    entries: Dict[str, object] = {key: fields[key] for key, _ in MODES}
-    for row in VALUE_MODES:
+    v = vocabulary_of(fields)
+    entries: Dict[str, object] = {key: fields[key] for key, _ in v.modes}
+    for row in v.value_modes:
         entries[row.field] = fields[row.field]
     return entries
 
@@ -141,7 +149,8 @@ def check_resume(manifest: Optional[bytes], stdout: bytes) -> bool:
     if not stdout:
         return False
     fields = json.loads(stdout)
-    restored = {key: fields[key] for key, _ in MODES if fields[key + "_source"] == "manifest"}
+    v = vocabulary_of(fields)
+    restored = {key: fields[key] for key, _ in v.modes if fields[key + "_source"] == "manifest"}
     try:
         flags = load(split(manifest)[0]).get("flags")
     except NotYaml:
@@ -151,13 +160,13 @@ def check_resume(manifest: Optional[bytes], stdout: bytes) -> bool:
     assert isinstance(flags, dict), "resume restored %s from a flags value that is not a mapping" % restored
     held = {
         key: flags[key]
-        for key, _ in MODES
+        for key, _ in v.modes
         if fields[key + "_source"] != "flag" and type(flags.get(key, _UNSET)) is bool
     }
     assert restored == held, "resume restored %r, YAML reads %r" % (restored, held)
-    for row in VALUE_MODES:
+    for row in v.value_modes:
         number = flags.get(row.field, _UNSET)
-        if restored.get(MODES[row.mode][0]) and type(number) is int and row.minimum <= number <= row.cap:
+        if restored.get(v.modes[row.mode][0]) and type(number) is int and row.minimum <= number <= row.cap:
             assert fields[row.field] == number, "resume says %s: %r, YAML reads %r" % (
                 row.field,
                 fields[row.field],

@@ -412,3 +412,24 @@ def test_wrapper_adds_the_facts_to_the_hooks_context(tmp_path, shell, args):
     assert "the announcement has been shown" in facts and facts.count("\n") == 1
     answer["hookSpecificOutput"].pop("additionalContext")
     assert got == answer
+
+
+@pytest.mark.parametrize("how", ["option", "option=", "environment"])
+def test_a_vocabulary_named_before_adopt_is_adopted(tmp_path, how):
+    """Issue 42: `sage-flags --vocabulary sage-1.3 adopt` (or SAGE_FLAGS_VOCABULARY=sage-1.3) in a Sage 1.3.21
+    project adopts sage-1.3, not the release's sage-1.3.18; adopt's own --vocabulary still wins over it."""
+    root = sage_project(tmp_path)
+    env = dict(os.environ)
+    env.pop("SAGE_FLAGS_VOCABULARY", None)
+    before = {"option": ["--vocabulary", "sage-1.3"], "option=": ["--vocabulary=sage-1.3"], "environment": []}[how]
+    if how == "environment":
+        env["SAGE_FLAGS_VOCABULARY"] = "sage-1.3"
+    run = [str(SAGE_FLAGS), *before, "adopt", "--dry-run"]
+    done = subprocess.run(run, cwd=root, capture_output=True, text=True, env=env)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[0] == "sage-flags adopt: Sage 1.3.21, vocabulary sage-1.3"
+    own = subprocess.run([*run, "--vocabulary", "sage-1.1"], cwd=root, capture_output=True, text=True, env=env)
+    assert own.stdout.splitlines()[0] == "sage-flags adopt: Sage 1.3.21, vocabulary sage-1.1"
+    env.pop("SAGE_FLAGS_VOCABULARY", None)
+    unnamed = subprocess.run([str(SAGE_FLAGS), "adopt", "--dry-run"], cwd=root, capture_output=True, text=True, env=env)
+    assert unnamed.stdout.splitlines()[0] == "sage-flags adopt: Sage 1.3.21, vocabulary sage-1.3.18"

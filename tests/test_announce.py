@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from process_trace import process_calls
-from sage_flags import _vocab
+from sage_flags._vocabulary import vocabulary
 from sage_flags.announce import TERMINAL_ESCAPES, is_workflow_name, render, terminal_safe
 from sage_flags.reference import parse
 
@@ -116,13 +116,15 @@ def test_workflow_name(name: bytes, ok: bool) -> None:
 
 
 def test_render_follows_the_vocabulary(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The mode list comes from sage_flags._vocab: a third mode appears without touching announce.py."""
-    import sage_flags.announce as announce
+    """The mode list comes from the result's vocabulary: a third mode appears without touching announce.py."""
+    from sage_flags import _vocab
 
-    modes = (*_vocab.MODES, ("dry_run", "dry-run"))
-    monkeypatch.setattr(announce, "MODES", modes)
+    table = _vocab.TABLES["sage-1.1"]
+    dry_run = {**table, "modes": (*table["modes"], ("dry_run", "dry-run"))}
+    monkeypatch.setitem(_vocab.TABLES, "sage-dry-run", dry_run)
 
     class Result:
+        vocabulary = "sage-dry-run"
         error = None
         goal = "g"
         quality_locked, quality_locked_source = False, None
@@ -138,7 +140,7 @@ def test_render_in_process_matches_the_cli() -> None:
     assert status == 0
     assert text == "Sage → build workflow. Modes: --quality-locked\nGoal: ship\\u001b[0m it\n"
     assert render("build", parse("--x")) == (
-        "Sage: Unknown flag '--x'. Supported flags: " + _vocab.SUPPORTED_FLAGS + ".\n",
+        "Sage: Unknown flag '--x'. Supported flags: " + vocabulary().supported_flags + ".\n",
         1,
     )
 
@@ -148,7 +150,8 @@ def test_announce_uses_the_loaded_backend(backend: str) -> None:
     """announce goes through sage_flags.parse: with SAGE_FLAGS_BACKEND=native and no native core, it cannot run."""
     native = subprocess.run([PYTHON, "-c", "import sage_flags._native"], capture_output=True).returncode == 0
     env = dict(os.environ, SAGE_FLAGS_BACKEND=backend)
-    code = "import sage_flags.announce as a, sage_flags; a.run_announce([b'build']); print(sage_flags.BACKEND)"
+    code = "import sage_flags.announce as a, sage_flags; a.run_announce([b'build'], 'sage-1.1')"
+    code += "; print(sage_flags.BACKEND)"
     result = subprocess.run([PYTHON, "-c", code], capture_output=True, env=env)
     if backend == "native" and not native:
         assert result.returncode != 0 and b"ImportError" in result.stderr

@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import pytest
 from process_trace import process_calls, traced
 from sage_flags import reference
+from sage_flags._vocabulary import vocabulary
 
 from parity import vectors
 from parity.layers import BashInterpreter
@@ -554,8 +555,8 @@ sage_flags_split_argv n stdin x --config-path; echo "split=$? usage=[$SAGE_FLAGS
 echo "keys=${SAGE_FLAGS_MODE_KEYS[*]} names=${SAGE_FLAGS_MODE_NAMES[*]} supported=[$SAGE_FLAGS_SUPPORTED]"
 """
     result = _source(bash, script, "--quality-locked", " Ship ", "--config-path", str(config))
-    keys = " ".join(k for k, _ in reference.MODES)
-    names = " ".join(n for _, n in reference.MODES)
+    keys = " ".join(k for k, _ in vocabulary().modes)
+    names = " ".join(n for _, n in vocabulary().modes)
     assert result.stdout.decode() == (
         f"split=0 args=[--quality-locked  Ship ] n=2 stdin=[] cfg=[{config}]\n"
         "defaults=false true\n"
@@ -566,7 +567,7 @@ echo "keys=${SAGE_FLAGS_MODE_KEYS[*]} names=${SAGE_FLAGS_MODE_NAMES[*]} supporte
         '"a\\"\\\\\\u0001"\n'
         "utf8=1\n"
         "split=2 usage=[--config-path needs a value]\n"
-        f"keys={keys} names={names} supported=[{reference.SUPPORTED_FLAGS}]\n"
+        f"keys={keys} names={names} supported=[{vocabulary().supported_flags}]\n"
     )
     assert result.stderr == b""
 
@@ -601,10 +602,10 @@ def test_vocabulary_is_generated_not_written_by_hand() -> None:
     marker = "GENERATED: bash-vocabulary"  # written apart, or tools/generate.py would take this file for a block
     block = text.split("BEGIN " + marker)[1].split("END " + marker)[0]
     outside = text.replace(block, "")
-    for key, name in reference.MODES:
+    for key, name in vocabulary().modes:
         assert key not in outside and name not in outside, f"{key}/{name} is listed outside the generated block"
     assert "autonomous" not in BATCH.read_text()
-    for key, name in reference.MODES:
+    for key, name in vocabulary().modes:
         assert key not in PREAMBLE.read_text() and name not in PREAMBLE.read_text()
 
 

@@ -15,7 +15,7 @@ from typing import List, Tuple
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sage_flags import _vocab
+from sage_flags._vocabulary import vocabulary
 from sage_flags.explain import explain, render_text
 from sage_flags.reference import load_defaults
 
@@ -85,7 +85,7 @@ def check_explain(layer: Layer, vector: vectors.Vector, workdir: Path, text_too:
         assert (result.stdout, result.returncode, result.stderr) == (expected, 0, b""), where
     if vector.command == "parse" and vector.status == 0:
         fields = json.loads(vector.stdout)
-        on = {key for key, _ in _vocab.MODES if fields[key + "_source"] == "config"}
+        on = {key for key, _ in vocabulary().modes if fields[key + "_source"] == "config"}
         assert on <= {key for key, value in json.loads(expected_reports(path)[0][1])["defaults"].items() if value}
 
 
@@ -115,7 +115,7 @@ def test_honored_agrees_with_load_defaults_on_every_config_vector(vector: vector
     expected = load_defaults(path)
     honored = {line["mode"] for line in data["lines"] if line["verdict"] == "honored"}
     assert honored == set(expected)
-    assert data["defaults"] == {key: key in expected for key, _ in _vocab.MODES}
+    assert data["defaults"] == {key: key in expected for key, _ in vocabulary().modes}
 
 
 _KEYS = ["quality_locked", "autonomous", "Quality_Locked", "autonomy", "x", "- ", "#", "\ufeff", "\xa0"]
@@ -153,7 +153,7 @@ def test_file_level_findings(content: bytes, code: str, tmp_path: Path) -> None:
     path.write_bytes(content)
     data = report(path)
     assert code in [f["code"] for f in data["findings"]]
-    assert data["defaults"] == {key: key in load_defaults(path) for key, _ in _vocab.MODES}
+    assert data["defaults"] == {key: key in load_defaults(path) for key, _ in vocabulary().modes}
 
 
 def test_nul_file_lines_are_not_honored(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ def test_a_stray_cr_in_a_file_with_lf_is_reported_where_it_is(
     assert data["findings"][-1]["message"].startswith("a CR not at the end of %s:" % where)
     (line,) = [line for line in data["lines"] if line["mode"] == "autonomous"]
     assert (line["line"], line["verdict"], line["reason"]["code"]) == (2, "ignored", "bare-cr")
-    assert data["defaults"] == {key: key in load_defaults(path) for key, _ in _vocab.MODES}
+    assert data["defaults"] == {key: key in load_defaults(path) for key, _ in vocabulary().modes}
     text = run([os.fsencode(path)]).stdout.decode()
     assert "without LF" not in text and "  file: a CR not at the end of %s" % where in text
     assert ("quality_locked on (line %d)" % (1 if codes == ["stray-cr"] else 3)) in text

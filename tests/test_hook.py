@@ -606,13 +606,13 @@ def test_a_nested_codex_folder_is_not_the_root(shell: str, tmp_path: Path) -> No
 def test_the_label_is_one_generated_constant() -> None:
     """K5: HOOK_LABEL comes from tools/generate.py into Python and Rust; every context starts with it."""
     from sage_flags import _vocab
+    from sage_flags._vocabulary import vocabulary
 
     assert _vocab.HOOK_LABEL == generate.HOOK_LABEL == "sage-flags hook result"
     rust = (ROOT / "crates" / "sage-flags-core" / "src" / "vocab.rs").read_text()
     assert f'pub const HOOK_LABEL: &str = "{generate.HOOK_LABEL}";' in rust
-    assert (
-        _vocab.WORKFLOWS == generate.load_vocabulary(ROOT / "spec" / "flags.toml").workflows == ("build", "architect")
-    )
+    workflows = generate.load_vocabulary(ROOT / "spec" / "flags.toml").workflows
+    assert vocabulary().workflows == workflows == ("build", "architect")
     result = run(LAYERS[0], "codex", json.dumps(codex_submit("/architect x")).encode())
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith(generate.HOOK_LABEL + " for /architect (ARGUMENTS: 1 bytes, SHA-256 ")
@@ -629,12 +629,12 @@ def test_context_is_written_as_facts() -> None:
 
 def test_answer_in_process_matches_the_command_line() -> None:
     """sage_flags.hook.answer (what the CLI writes) in this process gives the command line's bytes."""
-    from sage_flags import _vocab
+    from sage_flags._vocabulary import vocabulary
     from sage_flags.hook import answer
 
     for event in [codex_submit("/build --autonomous go \U0001f680"), codex_submit("/build --x"), codex_submit("hi")]:
         expected = run(LAYERS[0], "codex", json.dumps(event).encode())
-        assert answer(event, b"codex", None, _vocab.WORKFLOWS) == expected.stdout
+        assert answer(event, b"codex", None, vocabulary().workflows) == expected.stdout
 
 
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)

@@ -44,13 +44,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from process_trace import process_calls
 from sage_flags import manifest, reference
-from sage_flags._vocab import MODES
+from sage_flags._vocabulary import vocabulary
 
 from parity import vectors, yaml_oracle
 from parity.layers import FLAG_PARSER_DIR, NATIVE_EXE, ROOT, BashInterpreter, Layer, available_layers
 from parity.optional import missing
 from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
+
+MODES = vocabulary().modes  # the default's (B1)
 
 MODE_KEYS = [key for key, _ in MODES]
 

@@ -27,9 +27,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import _native as native
 from sage_flags import reference
-from sage_flags._vocab import MODES
+from sage_flags._vocabulary import vocabulary
 
 from parity import vectors
+
+MODES = vocabulary().modes  # the default's (B1): what parse gives without a vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = [key for key, _ in MODES]
@@ -247,7 +249,7 @@ def test_the_result_is_the_reference_class() -> None:  # D23: one class, so one 
 def test_to_json_gives_the_line_the_core_wrote() -> None:
     """The private path keeps the core's line as it is (no second rendering): a wrong line would show."""
     fields = reference.parse("--autonomous go").to_dict()
-    carried = sage_flags._from_core(tuple(fields.values()), "the core's line")
+    carried = sage_flags._from_core(tuple(fields.values()), "the core's line", "sage-1.1")
     assert carried.to_json() == "the core's line"
     assert carried == reference.parse("--autonomous go") and carried.goal == "go"
     assert hash(carried) == hash(reference.parse("--autonomous go"))

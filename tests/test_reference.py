@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sage_flags import reference
-from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+from sage_flags._vocabulary import vocabulary
 from sage_flags.reference import ParseResult, load_defaults, parse
+
+MODES, SUPPORTED_FLAGS = vocabulary().modes, vocabulary().supported_flags  # the default's (B1)
 
 KEYS = [key for key, _ in MODES]
 
@@ -188,7 +190,7 @@ def test_unknown_flag_suggests_as_the_spec_says(body: str, cut: int, extra: str)
 
 
 def test_suggest_limit_is_the_longest_part_that_can_be_near() -> None:  # S7
-    assert reference.SUGGEST_LIMIT == max(len(f) + len(f) // 3 for f in FORMS)
+    assert vocabulary().suggest_limit == max(len(f) + len(f) // 3 for f in FORMS)
     for form in FORMS:
         longest = form + "\U0001f680" * (len(form) // 3)
         assert parse("--" + longest).error.endswith(f"Did you mean '--{form}'?")

@@ -186,7 +186,9 @@ def test_sages_own_flag_parser_tests_pass(sage_projects, python_without_sage_fla
 NAMES_IN_EVERY_VOCABULARY = r"""
 import json
 from core.flag_parser import parser
-from sage_flags._vocab import MODES
+import os
+from sage_flags._vocabulary import vocabulary
+MODES = vocabulary(os.environ["SAGE_FLAGS_VOCABULARY"]).modes
 print(json.dumps({
     "e1": parser.parse("--foo").error,
     "supported": parser.SUPPORTED_FOR_ERROR,

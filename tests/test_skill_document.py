@@ -211,7 +211,7 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
         text = prose.read_text(encoding="utf-8")
         flags = re.search(r"Supported flags: ([^.]*)\.", text).group(1)
         expected = [
-            reference.E1.replace(reference.SUPPORTED_FLAGS, flags),
+            reference.E1.replace("{supported}", flags),
             "Flag '{flag}' takes no value (got '{token}').",
             reference.E3.format(key="<key>", name="<name>"),
             reference.E4,
@@ -219,7 +219,8 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
             "Deterministic parsers unavailable",
         ]
         assert [m for m in expected if m not in text] == [], prose
-    assert reference.E1 in (SKILL_DIR / "references" / "prose-rules.md").read_text(encoding="utf-8")
+    default_e1 = reference.E1.format(token="{token}", supported=reference.rules().vocabulary.supported_flags)
+    assert default_e1 in (SKILL_DIR / "references" / "prose-rules.md").read_text(encoding="utf-8")
     copy = (sage_1_3_skill.parent / "references" / "prose-rules.md").read_text(encoding="utf-8")
     assert "--parallel takes a lane count of 1 or more" in copy and "Only --parallel=N takes a value." in copy
 
@@ -228,8 +229,9 @@ def test_the_prose_rules_carry_the_programs_messages(sage_1_3_skill: Path) -> No
 def test_the_bodys_key_list_is_the_parse_lines(vocabulary: str, sage_1_3_skill: Path) -> None:
     """The generated `json-keys` line names the keys parse prints, in its order (C16, V1), for each vocabulary."""
     skill, name = (SKILL_MD, "") if vocabulary == "default" else (sage_1_3_skill, "sage-1.3.18")
-    code = "import json; from sage_flags import reference; print(json.dumps(list(reference.parse('x').to_dict())))"
-    env = {"PYTHONPATH": str(ROOT / "python"), "SAGE_FLAGS_BACKEND": "python", "SAGE_FLAGS_VOCABULARY": name}
+    code = "import json; from sage_flags import reference; print(json.dumps(list(reference.parse('x', vocabulary=%r)"
+    code = code % (name or None) + ".to_dict())))"  # B2: the vocabulary is the library's argument
+    env = {"PYTHONPATH": str(ROOT / "python"), "SAGE_FLAGS_BACKEND": "python"}
     done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, check=True)
     listed = re.search(r"^The keys, in this order: (.*)\.$", skill.read_text(encoding="utf-8"), re.M).group(1)
     assert re.findall(r"`([a-z_]+)`", listed) == json.loads(done.stdout)

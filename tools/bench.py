@@ -24,9 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "python")]
 
 from sage_flags import reference  # noqa: E402
-from sage_flags._vocab import MODES  # noqa: E402
+from sage_flags._vocabulary import vocabulary  # noqa: E402
 
 from parity.layers import NATIVE_EXE, Layer, all_layers, bash_interpreters  # noqa: E402
+
+MODES = vocabulary().modes  # the default's (B1)
 
 PYTHON = sys.executable
 NOTES_HEADING = "## Notes (written by hand; `make bench` keeps this section)"

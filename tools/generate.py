@@ -206,29 +206,6 @@ def _workflows(data: dict, source: str) -> Tuple[str, ...]:
 
 # The Python twin of the Rust core's ValueMode (crates/sage-flags-core/src/lib.rs): a row read by name, whose
 # class costs one type at import and whose instances are as small as tuples.
-PYTHON_VALUE_MODE = '''
-
-class ValueMode:
-    """A mode's value (docs/SPEC.md V1): `--<name>=N`."""
-
-    __slots__ = ("cap", "default", "field", "metavar", "minimum", "mode", "name", "note_field")
-
-    def __init__(
-        self, mode: int, field: str, note_field: str, name: str, metavar: str, default: int, minimum: int, cap: int
-    ) -> None:
-        self.mode = mode  # the index of its mode in MODES
-        self.field = field  # the JSON key of the number
-        self.note_field = note_field  # the JSON key of the note
-        self.name = name  # the words for E5 (what a number of this mode counts)
-        self.metavar = metavar  # the placeholder in the flag lists (N)
-        self.default = default  # the number when the mode is on and no token gave one (V4)
-        self.minimum = minimum  # the smallest number a token may give (V2)
-        self.cap = cap  # the largest number; above it, clamped with a note (V5)
-
-
-'''
-
-
 @dataclass(frozen=True)
 class Build:
     """What one build carries: its vocabularies (the default first) and Sage's release table."""
@@ -258,85 +235,59 @@ def unknown_vocabulary(build: Build) -> str:
     return f"sage-flags: unknown vocabulary (known: {known_names(build)})"
 
 
-def _python_constants(vocab: Vocabulary, indent: str) -> str:
-    rows = "".join(f"{indent}    ({key!r}, {name!r}),\n" for key, name in vocab.modes).replace("'", '"')
-    value_rows = "".join(
-        f"{indent}    ValueMode({v.mode}, {v.field!r}, {v.note_field!r}, {v.name!r}, {v.metavar!r}, "
-        f"{v.default}, {v.minimum}, {v.cap}),\n"
+def _python_table(vocab: Vocabulary) -> str:
+    """One vocabulary's row of TABLES, as ruff formats it: keyword names of sage_flags._vocabulary.Vocabulary."""
+    modes = "".join(f"            ({json.dumps(key)}, {json.dumps(name)}),\n" for key, name in vocab.modes)
+    values = "".join(
+        f"            ({v.mode}, {json.dumps(v.field)}, {json.dumps(v.note_field)}, {json.dumps(v.name)}, "
+        f"{json.dumps(v.metavar)}, {v.default}, {v.minimum}, {v.cap}),\n"
         for v in vocab.values
-    ).replace("'", '"')
+    )
     workflows = ", ".join(map(json.dumps, vocab.workflows)) + ("," if len(vocab.workflows) == 1 else "")
     return (
-        f"{indent}MODES = (\n{rows}{indent})\n"
-        f"{indent}VALUE_MODES = ({_python_value_rows(value_rows, indent)})\n"
-        f'{indent}SUPPORTED_FLAGS = "{supported_flags(vocab)}"\n'
-        f'{indent}E2_VALUE_HINT = "{e2_value_hint(vocab)}"\n'
-        f"{indent}SUGGEST_LIMIT = {suggest_limit(vocab)}\n"
-        f"{indent}WORKFLOWS = ({workflows})\n"
+        f"    {json.dumps(vocab.name)}: {{\n"
+        f'        "modes": {_python_rows(modes)},\n'
+        f'        "value_modes": {_python_rows(values)},\n'
+        f'        "supported_flags": "{supported_flags(vocab)}",\n'
+        f'        "e2_value_hint": "{e2_value_hint(vocab)}",\n'
+        f'        "suggest_limit": {suggest_limit(vocab)},\n'
+        f'        "workflows": ({workflows}),\n'
+        "    },\n"
     )
 
 
-def _python_value_rows(rows: str, indent: str) -> str:
-    """The rows as ruff formats them: one row on the tuple's line (its comma is syntax), more one a line."""
+def _python_rows(rows: str) -> str:
+    """A tuple of rows as ruff formats it: one row on the tuple's line (its comma is syntax), more one a line."""
     if rows.count("\n") == 1:
-        return rows.strip()
-    return chr(10) + rows + indent if rows else ""
+        return "(" + rows.strip() + ")"
+    return "(\n" + rows + "        )" if rows else "()"
 
 
 def python_vocab(build: Build) -> str:
-    """_vocab.py: every vocabulary's constants, those of the process's vocabulary bound at import."""
-    branches = "".join(
-        f"{'if' if i == 0 else 'elif'} NAME == {json.dumps(vocab.name)}:\n{_python_constants(vocab, '    ')}"
-        for i, vocab in enumerate(build.vocabularies[1:])
-    )
-    default = _python_constants(build.default, "    ")
-    selection = (
-        (branches + "else:  # the default, and an unknown name (KNOWN is False: every entry refuses it)\n" + default)
-        if branches
-        else "if True:  # this build's only vocabulary\n" + default
-    )
+    """_vocab.py: every vocabulary's table, data only (sage_flags._vocabulary makes a table a Vocabulary)."""
     releases = "".join(
         f"    ({row[0]!r}, {_release(row[1], 'releases.toml') if row[1] else None!r}, {json.dumps(row[2])}),\n"
         for row in build.releases
     )
     return (
         f'"""The flag vocabularies: {HEADER}.\n\n'
-        "The process's vocabulary is chosen once, at import (docs/SPEC.md B1-B4): SAGE_FLAGS_VOCABULARY names it,\n"
-        "unset or empty is DEFAULT. An unknown name binds DEFAULT's constants with KNOWN False, so that importing\n"
-        "never fails; every entry point refuses it (status 2, UNKNOWN_VOCABULARY) before anything parses.\n"
+        "Data only (docs/SPEC.md B1-B5): sage_flags._vocabulary makes a name's table a Vocabulary, the value every\n"
+        "layer passes along; nothing here reads the environment.\n"
         '"""\n\n'
-        "import os\n\n"
         f'DEFAULT = "{build.default.name}"\n'
         "# Every vocabulary this build carries (`sage-flags --version` lists them).\n"
         f"NAMES = ({', '.join(json.dumps(v.name) for v in build.vocabularies)}{',' * (len(build.vocabularies) == 1)})\n"
         f'UNKNOWN_VOCABULARY = "{unknown_vocabulary(build)}"\n'
-        'NAME = os.environ.get("SAGE_FLAGS_VOCABULARY") or DEFAULT\n'
-        "KNOWN = NAME in NAMES\n"
-        f"{PYTHON_VALUE_MODE}"
-        "# MODES: (mode key, dashed flag name), in contract order. VALUE_MODES: the modes that take a value (V1-V8).\n"
-        "# SUPPORTED_FLAGS: E1's list. E2_VALUE_HINT: E2's last sentence (empty when no mode takes a value).\n"
-        "# SUGGEST_LIMIT: S7, a token part longer than this (code points) is near no flag form.\n"
-        "# WORKFLOWS: K3, the workflows `sage-flags hook` answers.\n"
-        'MODES: "tuple[tuple[str, str], ...]"\n'
-        'VALUE_MODES: "tuple[ValueMode, ...]"\n'
-        f"{selection}"
+        "# Each vocabulary's table. modes: (mode key, dashed flag name), in contract order. value_modes: the modes\n"
+        "# that take a value (V1-V8), each (mode index, number field, note field, E5's words, metavar, default,\n"
+        "# minimum, cap). supported_flags: E1's list. e2_value_hint: E2's last sentence (empty when no mode takes a\n"
+        "# value). suggest_limit: S7, a token part longer than this (code points) is near no flag form. workflows:\n"
+        "# K3, the workflows `sage-flags hook` answers.\n"
+        f"TABLES = {{\n{''.join(_python_table(vocab) for vocab in build.vocabularies)}}}\n"
         "# docs/SPEC.md K5: the words every hook context starts with.\n"
         f'HOOK_LABEL = "{HOOK_LABEL}"\n'
         "# docs/SPEC.md B5: Sage's releases (first, last or None, vocabulary), ascending (spec/releases.toml).\n"
         f"RELEASES = ({chr(10) + releases if releases else ''})\n"
-        "\n\n"
-        'def vocabulary_for_release(version: str) -> "str | None":\n'
-        '    """B5: the vocabulary of Sage release ``version`` ("1.3.21", "v1.3.18", "1.2"), or None for a release\n'
-        '    outside the table (a newer Sage may add flags we would refuse) or text that is no release."""\n'
-        "    import re\n\n"
-        '    match = re.match(r"v?([0-9]+)\\.([0-9]+)(?:\\.([0-9]+))?(?![0-9.])", version.strip())\n'
-        "    if match is None:\n"
-        "        return None\n"
-        "    release = tuple(int(part or 0) for part in match.groups())\n"
-        "    for first, last, name in RELEASES:\n"
-        "        if first <= release[: len(first)] and (last is None or release[: len(last)] <= last):\n"
-        "            return name\n"
-        "    return None\n"
     )
 
 

@@ -15,14 +15,19 @@ that importing ``sage_flags.cli`` can report a bad choice as one clean line.
 ``sage_flags._result`` (the reference imports it from there, never this package's ``__init__``, which imports
 the reference). The pure reference builds it with the public constructor, the compiled core through
 ``_from_core`` with the JSON line the core already wrote.
+
+The vocabulary is an argument: ``parse(text, vocabulary="sage-1.3")``, ``load_defaults(path, "sage-1.3")``
+(docs/SPEC.md B1-B2; ``NAMES`` lists them, ``DEFAULT`` is the one when none is named). Any of them, in any
+order, in one process; the package never reads SAGE_FLAGS_VOCABULARY (the command line does).
 """
 
 import os
 
-from sage_flags._result import FIELDS, ParseResult, _from_core  # noqa: F401 (_from_core: the compiled core's)
+from sage_flags._result import ParseResult, _from_core  # noqa: F401 (_from_core: the compiled core's)
+from sage_flags._vocabulary import DEFAULT, NAMES  # the vocabularies this build carries (B1)
 
 __version__ = "0.1.0"
-__all__ = ["BACKEND", "ParseResult", "__version__", "load_defaults", "parse"]
+__all__ = ["BACKEND", "DEFAULT", "NAMES", "ParseResult", "__version__", "load_defaults", "parse"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs start-up time: annotations are strings
@@ -33,23 +38,20 @@ if TYPE_CHECKING:  # typing costs start-up time: annotations are strings
     BACKEND: str
 
 
-def parse_command_line(items: "Sequence[bytes]") -> ParseResult:
-    """parse's argv (C1-C3, I1-I6) to a parse result with the config's defaults (C11): parse, announce, resume."""
+def parse_command_line(items: "Sequence[bytes]", vocabulary: str = DEFAULT) -> ParseResult:
+    """parse's argv (C1-C3, I1-I6) to a parse result in ``vocabulary`` with the config's defaults (C11): parse,
+    announce, resume."""
     from sage_flags._io import read_arguments
 
     arguments, config_path = read_arguments(items)
     if "parse" not in globals():
         _load_backend()
-    defaults = load_defaults(config_path) if config_path else None  # C11
+    defaults = load_defaults(config_path, vocabulary) if config_path else None  # C11
     # C10: invalid UTF-8 becomes lone surrogates, which parse() reports as E4.
-    return parse(arguments.decode("utf-8", "surrogateescape"), defaults)
+    return parse(arguments.decode("utf-8", "surrogateescape"), defaults, vocabulary=vocabulary)
 
 
 def _load_backend() -> None:
-    from sage_flags import _vocab
-
-    if not _vocab.KNOWN:  # docs/SPEC.md B3: never another vocabulary's rules
-        raise ImportError(_vocab.UNKNOWN_VOCABULARY)
     wanted = os.environ.get("SAGE_FLAGS_BACKEND", "")
     if wanted not in ("", "auto", "native", "python"):
         raise ImportError("SAGE_FLAGS_BACKEND must be 'native', 'python' or 'auto', not %r" % wanted)

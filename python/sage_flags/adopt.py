@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-from sage_flags import _adopt_files, _io, _settings_edit, _vocab
+from sage_flags import _adopt_files, _io, _settings_edit, _vocab, _vocabulary
 from sage_flags._adopt_files import (
     CODEX_HOOKS,
     FOLDERS,
@@ -74,7 +74,7 @@ def vocabulary_for_release(release: str) -> "Optional[str]":
     """N2: the vocabulary of a Sage release (B5's generated table), or None for a release outside it."""
     if release == NO_VERSION_LAYOUT:
         return "sage-1.1"
-    return _vocab.vocabulary_for_release(release) if RELEASE.match(release) else None
+    return _vocabulary.vocabulary_for_release(release) if RELEASE.match(release) else None
 
 
 def _span(first: "Tuple[int, ...]", last: "Optional[Tuple[int, ...]]") -> str:
@@ -333,8 +333,11 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
     return dry_run, vocabulary, undo
 
 
-def run_adopt(items: "Sequence[bytes]") -> int:
+def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
+    """N1: NAMED is the vocabulary the call named before `adopt` (B2); adopt's own --vocabulary wins over it, and
+    with neither the project's release decides (N2). --undo (N13) takes no vocabulary: it removes any."""
     dry_run, vocabulary, undo = _options(items)
+    vocabulary = vocabulary or named
     root = os.getcwd()
     if undo:
         from sage_flags import _adopt_undo

@@ -18,7 +18,7 @@ so it runs on the native core and on the pure-Python reference alike.
 
 from sage_flags import parse_command_line
 from sage_flags._io import OK, PARSE_ERROR, UsageError, _write
-from sage_flags._vocab import MODES, VALUE_MODES
+from sage_flags._vocabulary import vocabulary as _vocabulary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,13 +50,14 @@ def is_workflow_name(name: bytes) -> bool:
 
 
 def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
-    """(text, status) for one parse result: the announcement or the error line."""
+    """(text, status) for one parse result: the announcement or the error line, in the result's vocabulary."""
     error = result.error
     if error is not None:
         return "Sage: " + terminal_safe(error) + "\n", PARSE_ERROR
+    vocabulary = _vocabulary(result.vocabulary)
     active = []
-    number_fields = {row.mode: row.field for row in VALUE_MODES}
-    for index, (key, name) in enumerate(MODES):
+    number_fields = {row.mode: row.field for row in vocabulary.value_modes}
+    for index, (key, name) in enumerate(vocabulary.modes):
         if getattr(result, key):  # the vocabulary decides which fields exist
             flag = "--" + name
             if index in number_fields:
@@ -67,7 +68,7 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
     if active:
         text += " Modes: " + ", ".join(active)
     text += "\n"
-    for row in VALUE_MODES:
+    for row in vocabulary.value_modes:
         note = getattr(result, row.note_field)
         if note is not None:
             text += "Note: " + terminal_safe(note) + "\n"
@@ -77,13 +78,13 @@ def render(workflow: str, result: "ParseResult") -> "Tuple[str, int]":
     return text, OK
 
 
-def run_announce(items: "Sequence[bytes]") -> int:
+def run_announce(items: "Sequence[bytes]", vocabulary: str) -> int:
     if not items:
         raise UsageError("announce needs a WORKFLOW name")
     workflow = items[0]
     if not is_workflow_name(workflow):
         raise UsageError("the WORKFLOW name must match ^[a-z][a-z0-9-]*$")
-    result = parse_command_line(items[1:])  # exactly as parse
+    result = parse_command_line(items[1:], vocabulary)  # exactly as parse
     text, status = render(workflow.decode("ascii"), result)
     _write(text.encode("utf-8"))
     return status

@@ -67,20 +67,20 @@ def _backend() -> "Tuple[Callable, Callable]":
     return sage_flags.parse, sage_flags.load_defaults
 
 
-def run_parse(items: "Sequence[bytes]") -> int:
+def run_parse(items: "Sequence[bytes]", vocabulary: str) -> int:
     from sage_flags import parse_command_line
 
-    result = parse_command_line(items)
+    result = parse_command_line(items, vocabulary)
     _write(result.to_json().encode("utf-8") + b"\n")
     return OK if result.error is None else PARSE_ERROR
 
 
-def run_batch(items: "Sequence[bytes]") -> int:
+def run_batch(items: "Sequence[bytes]", vocabulary: str) -> int:
     operands, config_path = split_argv(items)
     if operands:
         raise UsageError("batch takes no operands (records come on stdin)")
     parse, load_defaults = _backend()
-    defaults = load_defaults(config_path) if config_path else None  # C22: read once
+    defaults = load_defaults(config_path, vocabulary) if config_path else None  # C22: read once
     status = OK
     partial: List[bytes] = []  # pieces of a record not yet terminated
 
@@ -88,7 +88,7 @@ def run_batch(items: "Sequence[bytes]") -> int:
         nonlocal status
         lines = []
         for record in records:
-            result = parse(record.decode("utf-8", "surrogateescape"), defaults)
+            result = parse(record.decode("utf-8", "surrogateescape"), defaults, vocabulary=vocabulary)
             if result.error is not None:
                 status = PARSE_ERROR
             lines.append(result.to_json().encode("utf-8") + b"\n")
@@ -114,12 +114,12 @@ def run_batch(items: "Sequence[bytes]") -> int:
     return status
 
 
-def _usage(_items: "Sequence[bytes]") -> int:
+def _usage(_items: "Sequence[bytes]", _vocabulary: str) -> int:
     _write(USAGE.encode("utf-8"))
     return OK
 
 
-def _version(_items: "Sequence[bytes]") -> int:
+def _version(_items: "Sequence[bytes]", _vocabulary: str) -> int:
     import sage_flags
     from sage_flags._vocab import NAMES
 
@@ -132,20 +132,28 @@ class UnknownVocabulary(Exception):
     """B3: a vocabulary name this layer does not carry: status 2, the one line UNKNOWN_VOCABULARY."""
 
 
-def _choose_vocabulary(items: "List[bytes]") -> "Tuple[Optional[str], List[bytes]]":
-    """B2: ``--vocabulary NAME`` (or ``--vocabulary=NAME``) as the first item, and the items after it. Only the
-    first item is looked at: after a subcommand, the same text is an operand (goal text), never a selector.
-    B3: no name after it, an empty one or ``hook`` (no vocabulary is named so) is the option without its name."""
-    first = items[0] if items else b""
+def _choose_vocabulary(items: "List[bytes]", vocabulary_option: bool = True) -> "Tuple[str, List[bytes]]":
+    """B2: the one reading of the vocabulary's name, and the items after it: ``--vocabulary NAME`` (or
+    ``--vocabulary=NAME``) as the first item when ``vocabulary_option``, else SAGE_FLAGS_VOCABULARY (unset or
+    empty: the default). Only the first item is looked at: after a subcommand, the same text is an operand (goal
+    text), never a selector. B3: no name after it, an empty one or ``hook`` (no vocabulary is named so) is the
+    option without its name; UnknownVocabulary for a name this build does not carry."""
+    from sage_flags._vocab import DEFAULT, NAMES
+
+    first = items[0] if items and vocabulary_option else b""
     if first == b"--vocabulary":
         if len(items) < 2 or items[1] in (b"", b"hook"):
             raise UsageError("--vocabulary needs a name")
-        return os.fsdecode(items[1]), items[2:]
-    if first.startswith(b"--vocabulary="):
+        name, items = os.fsdecode(items[1]), items[2:]
+    elif first.startswith(b"--vocabulary="):
         if first == b"--vocabulary=":
             raise UsageError("--vocabulary needs a name")
-        return os.fsdecode(first[len(b"--vocabulary=") :]), items[1:]
-    return None, items
+        name, items = os.fsdecode(first[len(b"--vocabulary=") :]), items[1:]
+    else:
+        name = os.environ.get("SAGE_FLAGS_VOCABULARY") or DEFAULT
+    if name not in NAMES:
+        raise UnknownVocabulary()
+    return name, items
 
 
 def _subcommand(items: "List[bytes]", vocabulary_option: bool) -> bytes:
@@ -159,32 +167,9 @@ def _subcommand(items: "List[bytes]", vocabulary_option: bool) -> bytes:
     return items[place] if place < len(items) else b""
 
 
-def _in_vocabulary(name: "Optional[str]", items: "List[bytes]") -> "Optional[int]":
-    """Runs ``items`` in vocabulary ``name`` when this process imported another one (None: nothing to switch).
-    The process's vocabulary is bound at import (sage_flags._vocab), so the package is imported afresh with
-    SAGE_FLAGS_VOCABULARY set; the compiled core, bound at its own import, cannot switch (ImportError)."""
-    from sage_flags import _vocab
-
-    if name is None:
-        if not _vocab.KNOWN:
-            raise UnknownVocabulary()
-        return None
-    if name not in _vocab.NAMES:
-        raise UnknownVocabulary()
-    os.environ["SAGE_FLAGS_VOCABULARY"] = name  # also what a process this one starts sees
-    if name == _vocab.NAME:
-        return None
-    if "sage_flags._native" in sys.modules:
-        raise ImportError("the compiled core of this process is bound to vocabulary %s" % _vocab.NAME)
-    for module in [m for m in sys.modules if m == "sage_flags" or m.startswith("sage_flags.")]:
-        del sys.modules[module]
-    from sage_flags.cli import main as fresh_main
-
-    return fresh_main(items)
-
-
-# Subcommands: name -> "module:function", imported only when used (start-up).
-COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
+# Subcommands: name -> "module:function", imported only when used (start-up); each is called with its items and
+# the vocabulary's name (B2).
+COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes], str], int]]]" = {
     b"parse": run_parse,
     b"batch": run_batch,
     b"announce": "sage_flags.announce:run_announce",
@@ -202,26 +187,28 @@ COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes]], int]]]" = {
 
 
 def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option: bool = True) -> int:
-    """The command line; ``vocabulary_option`` False (the drop-in, SPEC B2): SAGE_FLAGS_VOCABULARY only."""
+    """The command line; ``vocabulary_option`` False (the drop-in, SPEC B2): SAGE_FLAGS_VOCABULARY only. The
+    chosen vocabulary is passed to the subcommand as a value: nothing is imported again (B2)."""
     args = sys.argv[1:] if argv is None else argv
     items = [os.fsencode(arg) for arg in args]
     # B3, K8: under `hook`, a refusal of our own (an unknown vocabulary from the option or the environment, a bad
     # command line before `hook`) fails open: status 3 and K8's line, never 2, which blocks the person's prompt.
     hook = _subcommand(items, vocabulary_option) == b"hook"
     try:
-        name, items = _choose_vocabulary(items) if vocabulary_option else (None, items)
-        switched = _in_vocabulary(name, items)
-        if switched is not None:
-            return switched
+        name, rest = _choose_vocabulary(items, vocabulary_option)
+        named = len(rest) != len(items) or bool(os.environ.get("SAGE_FLAGS_VOCABULARY"))
+        items = rest
         if not items:
             raise UsageError("a subcommand is required")
+        if items[0] == b"adopt" and not named:
+            name = None  # N1: adopt takes the project's release's vocabulary unless the call named one (B2)
         command = COMMANDS.get(items[0])
         if command is None:
             raise UsageError("unknown subcommand %r" % os.fsdecode(items[0]))
         if isinstance(command, str):
             module_name, _, function_name = command.partition(":")
             command = getattr(__import__(module_name, fromlist=[function_name]), function_name)
-        return command(items[1:])
+        return command(items[1:], name)
     except UsageError as error:
         if hook:
             return _fail_open(str(error))

@@ -12,11 +12,12 @@ import re
 from types import SimpleNamespace
 
 from sage_flags._io import OK, PARSE_ERROR, UsageError, _write, say
-from sage_flags._vocab import MODES, VALUE_MODES
+from sage_flags._vocab import DEFAULT
+from sage_flags._vocabulary import Vocabulary
+from sage_flags._vocabulary import vocabulary as _vocabulary
 from sage_flags.announce import terminal_safe
 from sage_flags.reference import config_lines, nearest, read_config
 
-KEYS = tuple(key for key, _ in MODES)
 TRUE_ALIASES = ("yes", "y", "on", "1", "enable", "enabled")  # YAML 1.1 and friends; C14 wants `true`
 FALSE_WORDS = ("false", "no", "n", "off", "0", "disable", "disabled")
 CANDIDATE = re.compile(  # a piece of a line that looks meant to set a mode, taken apart
@@ -24,12 +25,18 @@ CANDIDATE = re.compile(  # a piece of a line that looks meant to set a mode, tak
     r"(?P<quote>[\"']?)(?P<key>[A-Za-z][A-Za-z0-9_ -]*?)(?P=quote)(?P<before>[ \t]*)(?P<sep>[:=])(?P<after>[ \t]*)"
     r"(?P<value>.*?)(?P<remark>[ \t]#.*)?(?P<trail>[ \t\v\f\r]*)"
 )
-# V1: for a mode that takes a value, how its number is set
-NUMBERS = {
-    MODES[row.mode][0]: "the config can only turn %s on, with the default %s %d; another %s comes from --%s=%s"
-    % (MODES[row.mode][0], row.name, row.default, row.name, MODES[row.mode][1], row.metavar)
-    for row in VALUE_MODES
-}
+NUMBER = "the config can only turn %s on, with the default %s %d; another %s comes from --%s=%s"
+
+
+def _numbers(vocabulary: Vocabulary) -> "dict[str, str]":
+    """V1: for each mode of ``vocabulary`` that takes a value, how its number is set."""
+    numbers = {}
+    for row in vocabulary.value_modes:
+        key, name = vocabulary.modes[row.mode]
+        numbers[key] = NUMBER % (key, row.name, row.default, row.name, name, row.metavar)
+    return numbers
+
+
 # (applies, code, message): a line's verdict is the first that applies; none applies only to the C14 line.
 REASONS = (
     (lambda f: f.nul, "file-has-nul", "the file contains a NUL byte (C12)"),
@@ -63,23 +70,24 @@ def _show(text: str) -> str:
     return terminal_safe(text)
 
 
-def _closest_mode(key: str) -> "str | None":
+def _closest_mode(key: str, keys: "tuple[str, ...]") -> "str | None":
     """The mode a key means: itself after normalising case and separators, E1's S2-S5, or the one mode it holds."""
     normal = key.lower().replace("-", "_").replace(" ", "_")
-    holding = [mode for mode in KEYS if mode.replace("_", "") in normal.replace("_", "")]
-    return normal if normal in KEYS else nearest(key, KEYS) or (holding[0] if len(holding) == 1 else None)
+    holding = [mode for mode in keys if mode.replace("_", "") in normal.replace("_", "")]
+    return normal if normal in keys else nearest(key, keys) or (holding[0] if len(holding) == 1 else None)
 
 
-def _verdict(number: int, piece: str, nul: bool, bare_cr: bool) -> "dict | None":
-    """A line's verdict, or None when the piece does not look meant to set a mode."""
+def _verdict(number: int, piece: str, nul: bool, bare_cr: bool, vocabulary: Vocabulary) -> "dict | None":
+    """A line's verdict, or None when the piece does not look meant to set a mode of ``vocabulary``."""
     match = CANDIDATE.fullmatch(piece)
-    mode = _closest_mode(match.group("key").strip()) if match else None
+    mode = _closest_mode(match.group("key").strip(), tuple(key for key, _ in vocabulary.modes)) if match else None
     if not match or not mode:
         return None
     f = SimpleNamespace(**match.groupdict(""), mode=mode, nul=nul, bare_cr=bare_cr)
     f.quoted = len(f.value) >= 2 and f.value[0] == f.value[-1] and f.value[0] in "\"'"
     f.core = f.value[1:-1] if f.quoted else f.value
-    f.word, f.remark, f.spaces, f.number = f.core.lower(), f.remark.strip(), len(f.after), NUMBERS.get(f.mode)
+    f.word, f.remark, f.spaces = f.core.lower(), f.remark.strip(), len(f.after)
+    f.number = _numbers(vocabulary).get(f.mode)
     f.case = {"True": "titlecase", "TRUE": "uppercase"}.get(f.core, "mixed-case")
     f.names, f.digits = ", ".join("U+%04X" % ord(c) for c in f.junk), f.core.isascii() and f.core.isdigit()
     why = next(({"code": c, "message": _show(m.format_map(vars(f)))} for test, c, m in REASONS if test(f)), None)
@@ -90,8 +98,10 @@ def _finding(code: str, message: str) -> dict:
     return {"code": code, "message": _show(message)}
 
 
-def explain(path: bytes) -> dict:
-    """The whole report as a dict (see --json). Raises OSError when the path cannot be examined at all."""
+def explain(path: bytes, vocabulary: str = DEFAULT) -> dict:
+    """The whole report as a dict (see --json), for the modes of ``vocabulary``. Raises OSError when the path
+    cannot be examined at all."""
+    chosen = _vocabulary(vocabulary)
     content, code, why = read_config(path)
     findings = [_finding(code, why)] if code else []
     data = content or b""
@@ -112,12 +122,13 @@ def explain(path: bytes) -> dict:
     verdicts = []
     for number, line in enumerate(lines, 1):
         segments = line.decode("utf-8", "surrogateescape").split("\r")
-        verdicts += filter(None, (_verdict(number, piece, bool(nul), len(segments) > 1) for piece in segments))
-    defaults = {key: any(v["mode"] == key and not v["reason"] for v in verdicts) for key in KEYS}
+        verdicts += filter(None, (_verdict(number, piece, bool(nul), len(segments) > 1, chosen) for piece in segments))
+    defaults = {key: any(v["mode"] == key and not v["reason"] for v in verdicts) for key, _ in chosen.modes}
     return {"path": os.fsdecode(path), "findings": findings, "lines": verdicts, "defaults": defaults}
 
 
 def render_text(report: dict) -> str:
+    keys = list(report["defaults"])  # the vocabulary's modes, in contract order
     out = ["config: %s" % _show(report["path"])] + ["  file: " + f["message"] for f in report["findings"]]
     if not report["lines"] and not any(f["code"] in ("missing", "not-regular-file") for f in report["findings"]):
         out.append("  no line looks like it sets a mode")
@@ -125,12 +136,12 @@ def render_text(report: dict) -> str:
         out.append("  line %d: %s" % (line["line"], line["text"]))
         why, mode = line["reason"], line["mode"]
         out.append("    " + ("not honored: " + why["message"] if why else "honored: %s is on by default" % mode))
-    on = {key: [str(v["line"]) for v in report["lines"] if v["mode"] == key and not v["reason"]] for key in KEYS}
-    summary = ["%s on (line %s)" % (key, ", ".join(on[key])) if on[key] else "%s no default" % key for key in KEYS]
+    on = {key: [str(v["line"]) for v in report["lines"] if v["mode"] == key and not v["reason"]] for key in keys}
+    summary = ["%s on (line %s)" % (key, ", ".join(on[key])) if on[key] else "%s no default" % key for key in keys]
     return "\n".join([*out, "defaults: " + "; ".join(summary)]) + "\n"
 
 
-def run_config(items: "list[bytes]") -> int:
+def run_config(items: "list[bytes]", vocabulary: str) -> int:
     if not items or items[0] != b"explain":
         raise UsageError("config takes the subcommand explain: sage-flags config explain PATH [--json]")
     rest = list(items[1:])
@@ -140,7 +151,7 @@ def run_config(items: "list[bytes]") -> int:
     if len(paths) != 1:
         raise UsageError("config explain takes exactly one PATH")
     try:
-        report = explain(paths[0])
+        report = explain(paths[0], vocabulary)
     except OSError as error:
         reason = error.strerror or "error %d" % (error.errno or 0)
         say("sage-flags: cannot examine %s: %s\n" % (_show(os.fsdecode(paths[0])), reason))

@@ -10,7 +10,8 @@ import json
 import os
 
 from sage_flags._io import FAIL_OPEN_LINE, OK, UNAVAILABLE, _write, read_bounded, say
-from sage_flags._vocab import HOOK_LABEL, VALUE_MODES, WORKFLOWS
+from sage_flags._vocab import DEFAULT, HOOK_LABEL
+from sage_flags._vocabulary import vocabulary as _vocabulary
 from sage_flags.announce import is_workflow_name, render
 
 TYPE_CHECKING = False
@@ -39,7 +40,7 @@ class HookFailure(Exception):
 
 
 def _options(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes], Tuple[str, ...]]":
-    """K1: the harness, the config path and the workflows."""
+    """K1: the harness, the config path and the workflows named (none: the vocabulary's, K3)."""
     if not items or items[0] not in EVENTS:
         raise HookFailure("the first item must be the harness: claude-code or codex")
     config_path = None
@@ -60,7 +61,7 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes], Tuple[s
             workflows.append(value.decode("ascii"))
         else:
             raise HookFailure("a --workflow name must match ^[a-z][a-z0-9-]*$")
-    return items[0], config_path, tuple(workflows) or WORKFLOWS
+    return items[0], config_path, tuple(workflows)
 
 
 class _Object(list):
@@ -196,7 +197,7 @@ def context(workflow: str, arguments: str, result: "Any") -> str:
     full = label + "sage-flags parse printed:\n" + line + "\n"
     if _units(full) <= CAP:
         return full
-    texts = {"goal"} | {row.note_field for row in VALUE_MODES}
+    texts = {"goal"} | {row.note_field for row in _vocabulary(result.vocabulary).value_modes}
     members = []
     for key, value in result.to_dict().items():
         if key in texts and isinstance(value, str):
@@ -211,16 +212,22 @@ def context(workflow: str, arguments: str, result: "Any") -> str:
     )
 
 
-def answer(event: dict, harness: bytes, config_path: "Optional[bytes]", workflows: "Tuple[str, ...]") -> bytes:
-    """K4-K7: the whole stdout for one event (empty for a prompt that is no workflow)."""
+def answer(
+    event: dict,
+    harness: bytes,
+    config_path: "Optional[bytes]",
+    workflows: "Tuple[str, ...]",
+    vocabulary: str = DEFAULT,
+) -> bytes:
+    """K4-K7: the whole stdout for one event in ``vocabulary`` (empty for a prompt that is no workflow)."""
     import sage_flags
 
-    event_name, workflow, arguments = invocation(event, harness, workflows)
+    event_name, workflow, arguments = invocation(event, harness, workflows or _vocabulary(vocabulary).workflows)
     if workflow is None:
         return b""
-    defaults = sage_flags.load_defaults(config_path) if config_path else None  # C11, C20
+    defaults = sage_flags.load_defaults(config_path, vocabulary) if config_path else None  # C11, C20
     # K6: a NUL is E4, as on standard input (I3).
-    result = sage_flags.parse("\udcff" if "\0" in arguments else arguments, defaults)
+    result = sage_flags.parse("\udcff" if "\0" in arguments else arguments, defaults, vocabulary=vocabulary)
     announcement, status = render(workflow, result)
     if status != OK:
         out = '{"decision": "block", "reason": %s}' % _json(fit(announcement[:-1]))
@@ -233,10 +240,10 @@ def answer(event: dict, harness: bytes, config_path: "Optional[bytes]", workflow
     return out.encode("utf-8") + b"\n"
 
 
-def run_hook(items: "Sequence[bytes]") -> int:
+def run_hook(items: "Sequence[bytes]", vocabulary: str) -> int:
     try:
         harness, config_path, workflows = _options(items)
-        out = answer(parse_event(read_stdin()), harness, config_path, workflows)
+        out = answer(parse_event(read_stdin()), harness, config_path, workflows, vocabulary)
     except Exception as error:  # a hook never blocks a prompt, nor prints a traceback (K8)
         why = error if isinstance(error, HookFailure) else type(error).__name__
         # K8: status 3 even when stderr is closed (the line is lost, not the status).

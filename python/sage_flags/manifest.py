@@ -22,13 +22,15 @@ import os
 import re
 import stat
 
-from sage_flags._vocab import MODES, VALUE_MODES
+from sage_flags._vocab import DEFAULT
+from sage_flags._vocabulary import vocabulary as _vocabulary
 from sage_flags.reference import READ_FLAGS, read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+    from sage_flags._vocabulary import ValueMode
     from sage_flags.reference import ParseResult
 
 # Exit statuses of persist (issue 8).
@@ -48,8 +50,11 @@ _INDICATORS = b"[]{}#&*!|>'\"%@`,"
 SOURCES = (None, "flag", "config")
 RESUME_SOURCES = (*SOURCES, "manifest")
 NOTE = "{flag} overrides {key}: {recorded} recorded in the manifest."
-# mode index -> its VALUE_MODES row (a ValueMode)
-_VALUE_OF = {row.mode: row for row in VALUE_MODES}
+
+
+def _value_of(vocabulary: str) -> "Dict[int, ValueMode]":
+    """Mode index -> its value_modes row, in vocabulary ``vocabulary``."""
+    return {row.mode: row for row in _vocabulary(vocabulary).value_modes}
 
 
 class UnsafeManifest(Exception):
@@ -396,31 +401,33 @@ class Frontmatter:
         return self.text[self.offset :]
 
 
-def vocabulary_keys() -> "List[bytes]":
+def vocabulary_keys(vocabulary: str = DEFAULT) -> "List[bytes]":
     """The entries persist writes, in vocabulary order: each mode, then its number (P4)."""
     keys = []
-    for index, (key, _) in enumerate(MODES):
+    value_of = _value_of(vocabulary)
+    for index, (key, _) in enumerate(_vocabulary(vocabulary).modes):
         keys.append(key.encode("ascii"))
-        row = _VALUE_OF.get(index)
+        row = value_of.get(index)
         if row is not None:
             keys.append(row.field.encode("ascii"))
     return keys
 
 
-def recorded_values(data: bytes) -> "Dict[str, Union[bool, int]]":
+def recorded_values(data: bytes, vocabulary: str = DEFAULT) -> "Dict[str, Union[bool, int]]":
     """What MANIFEST records (resume): each mode's value, and the number of each mode that takes a value and
     records one its vocabulary allows (a plain decimal from the minimum to the cap). Anything unclear records
     nothing."""
     try:
-        manifest = Frontmatter(data, vocabulary_keys())
+        manifest = Frontmatter(data, vocabulary_keys(vocabulary))
     except UnsafeManifest:
         return {}
     values: Dict[str, Union[bool, int]] = {}
-    for index, (key, _) in enumerate(MODES):
+    value_of = _value_of(vocabulary)
+    for index, (key, _) in enumerate(_vocabulary(vocabulary).modes):
         token = manifest.recorded.get(key.encode("ascii"), b"")
         if _YAML_BOOL.fullmatch(token):
             values[key] = token.lower() in (b"true", b"yes", b"on")
-        row = _VALUE_OF.get(index)
+        row = value_of.get(index)
         if row is not None:
             number = _yaml_int(manifest.recorded.get(row.field.encode("ascii"), b""))
             if number is not None and row.minimum <= number <= row.cap:
@@ -449,20 +456,23 @@ def _yaml_int(token: bytes) -> "Optional[int]":
     return sign * int(digits, 8 if digits[:1] == b"0" and len(digits) > 1 else 10) if digits else None
 
 
-def value_tokens(values: "Dict[str, Union[bool, int]]") -> "List[bytes]":
+def value_tokens(values: "Dict[str, Union[bool, int]]", vocabulary: str = DEFAULT) -> "List[bytes]":
     """P4: the value tokens persist writes, parallel to vocabulary_keys()."""
     tokens = []
-    for index, (key, _) in enumerate(MODES):
+    value_of = _value_of(vocabulary)
+    for index, (key, _) in enumerate(_vocabulary(vocabulary).modes):
         tokens.append(b"true" if values[key] else b"false")
-        row = _VALUE_OF.get(index)
+        row = value_of.get(index)
         if row is not None:
             tokens.append(str(values[row.field]).encode("ascii"))
     return tokens
 
 
-def updated_manifest(data: "Optional[bytes]", values: "Dict[str, Union[bool, int]]") -> bytes:
+def updated_manifest(
+    data: "Optional[bytes]", values: "Dict[str, Union[bool, int]]", vocabulary: str = DEFAULT
+) -> bytes:
     """MANIFEST's bytes with ``values`` recorded; ``data`` None means no file yet."""
-    keys, tokens = vocabulary_keys(), value_tokens(values)
+    keys, tokens = vocabulary_keys(vocabulary), value_tokens(values, vocabulary)
     manifest = Frontmatter(data or b"", keys, tokens)
     if manifest.present:
         return manifest.bom + b"".join(manifest.lines) + manifest.body()
@@ -484,16 +494,10 @@ def _render(pairs: "Sequence[Tuple[str, object]]") -> str:
     return "{" + ", ".join(json.dumps(k) + ": " + json.dumps(v, ensure_ascii=False) for k, v in pairs) + "}"
 
 
-def _contract_keys() -> "List[str]":
-    keys = [key for key, _ in MODES]
-    numbers = [field for row in VALUE_MODES for field in (row.field, row.note_field)]
-    return [*keys, "goal", "error"] + [key + "_source" for key in keys] + numbers
-
-
-def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]], bool]]":
+def contract_values(data: bytes, vocabulary: str = DEFAULT) -> "Optional[Tuple[Dict[str, Union[bool, int]], bool]]":
     """(mode values and numbers, whether it carries an error) if ``data`` is exactly one contract line, else None.
 
-    A contract line (P1) is what a layer prints: a ``parse`` line (C16, V7) or a
+    A contract line (P1) is what a layer prints in ``vocabulary``: a ``parse`` line (C16, V7) or a
     ``resume`` line (the same plus ``"notes"``), in canonical form byte for
     byte (C17), UTF-8, then one LF; its values agree with C15, C18 and V4-V6.
     """
@@ -507,25 +511,26 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]],
     if type(pairs) is not _Pairs:
         return None
     keys = [key for key, _ in pairs]
-    base = _contract_keys()
+    chosen = _vocabulary(vocabulary)
+    base = list(chosen.fields)
     is_resume_line = keys == [*base, "notes"]
     if keys != base and not is_resume_line:
         return None
     fields = dict(pairs)
     sources = RESUME_SOURCES if is_resume_line else SOURCES
     values: Dict[str, Union[bool, int]] = {}
-    for key, _ in MODES:
+    for key, _ in chosen.modes:
         value, source = fields[key], fields[key + "_source"]
         if type(value) is not bool or not any(source is s or source == s for s in sources):
             return None
         if (source is None and value) or (source == "config" and not value):  # C15
             return None
         values[key] = value
-    for row in VALUE_MODES:  # V4-V6: 0 and no note while off; minimum..cap while on; a note only at the cap
+    for row in chosen.value_modes:  # V4-V6: 0 and no note while off; minimum..cap while on; a note only at the cap
         number, note = fields[row.field], fields[row.note_field]
         if type(number) is not int or not (note is None or type(note) is str):
             return None
-        mode_key, _ = MODES[row.mode]
+        mode_key, _ = chosen.modes[row.mode]
         on = values[mode_key]
         if (not on and (number != 0 or note is not None)) or (on and not row.minimum <= number <= row.cap):
             return None
@@ -537,9 +542,8 @@ def contract_values(data: bytes) -> "Optional[Tuple[Dict[str, Union[bool, int]],
         return None
     if type(notes) is not list or any(type(note) is not str for note in notes):
         return None
-    if error is not None and (
-        any(values.values()) or fields["goal"] or notes or any(fields[k + "_source"] is not None for k, _ in MODES)
-    ):
+    sourced = any(fields[key + "_source"] is not None for key, _ in chosen.modes)
+    if error is not None and (any(values.values()) or fields["goal"] or notes or sourced):
         return None  # C18: an error line holds nothing else
     if _render(pairs) != text:  # canonical form only (C16, C17)
         return None
@@ -674,26 +678,26 @@ def write_atomically(
         raise UnsafeManifest("cannot write the manifest: %s" % error.strerror) from None
 
 
-def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]") -> None:
+def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]", vocabulary: str = DEFAULT) -> None:
     """Record ``values`` in the manifest at ``manifest_path`` (raises UnsafeManifest: nothing changed)."""
     if not manifest_path or not os.path.basename(manifest_path):  # empty, or ends in a separator
         raise UnsafeManifest("the manifest path does not name a file")
     _refuse_symlink(manifest_path)
     existing = _read_regular(manifest_path)
     if existing is None:
-        write_atomically(manifest_path, updated_manifest(None, values), None)
+        write_atomically(manifest_path, updated_manifest(None, values, vocabulary), None)
         return
     data, info = existing
     if not _may_write(manifest_path):
         raise UnsafeManifest("the manifest is read-only for this user")
-    new = updated_manifest(data, values)
+    new = updated_manifest(data, values, vocabulary)
     write_atomically(manifest_path, new, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
 
 
 # --------------------------------------------------------------- commands
 
 
-def run_persist(items: "Sequence[bytes]") -> int:
+def run_persist(items: "Sequence[bytes]", vocabulary: str) -> int:
     """``persist MANIFEST`` < one contract line: statuses 0 written, 1 error line, 2 not a line, 3 unsafe."""
     from sage_flags._io import UsageError, _write
 
@@ -703,7 +707,7 @@ def run_persist(items: "Sequence[bytes]") -> int:
     if len(line) > MAX_LINE_BYTES:
         _fail("stdin holds more than %d bytes: not one contract line" % MAX_LINE_BYTES)
         return NOT_A_CONTRACT_LINE
-    parsed = contract_values(line)
+    parsed = contract_values(line, vocabulary)
     if parsed is None:
         _fail("stdin is not one contract line (the JSON line parse or resume prints)")
         return NOT_A_CONTRACT_LINE
@@ -712,7 +716,7 @@ def run_persist(items: "Sequence[bytes]") -> int:
         _write(line)
         return LINE_HAS_ERROR
     try:
-        persist(items[0], values)
+        persist(items[0], values, vocabulary)
     except UnsafeManifest as error:
         _fail("cannot update the manifest: %s" % error)
         _write(line)
@@ -729,15 +733,17 @@ def _fail(message: str) -> None:
 
 
 def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]") -> "List[Tuple[str, object]]":
-    """The members of a resume line: the parse result with recorded modes filled in, then the notes (R1-R3)."""
+    """The members of a resume line: the parse result with recorded modes filled in, then the notes (R1-R3), in
+    the result's vocabulary."""
+    value_of = _value_of(result.vocabulary)
     modes: List[Tuple[str, object]] = []
     sources: List[Tuple[str, object]] = []
     numbers: List[Tuple[str, object]] = []
     notes = []
     failed = result.error is not None
-    for index, (key, name) in enumerate(MODES):
+    for index, (key, name) in enumerate(_vocabulary(result.vocabulary).modes):
         value, source = getattr(result, key), getattr(result, key + "_source")
-        row = _VALUE_OF.get(index)
+        row = value_of.get(index)
         number, note = (getattr(result, row.field), getattr(result, row.note_field)) if row else (0, None)
         if not failed and key in recorded:
             if source == "flag":
@@ -758,16 +764,16 @@ def resume_fields(result: "ParseResult", recorded: "Dict[str, Union[bool, int]]"
     return [*modes, ("goal", result.goal), ("error", result.error), *sources, *numbers, ("notes", notes)]
 
 
-def run_resume(items: "Sequence[bytes]") -> int:
+def run_resume(items: "Sequence[bytes]", vocabulary: str) -> int:
     """``resume MANIFEST ARGV...``: parse ARGV (C1-C3) and restore what MANIFEST records."""
     from sage_flags import parse_command_line
     from sage_flags._io import OK, PARSE_ERROR, UsageError, _write
 
     if not items:
         raise UsageError("resume needs MANIFEST, then the arguments as for parse")
-    result = parse_command_line(items[1:])  # exactly as parse
+    result = parse_command_line(items[1:], vocabulary)  # exactly as parse
     recorded: Dict[str, Union[bool, int]] = {}
     if result.error is None and items[0]:
-        recorded = recorded_values(read_frontmatter_prefix(items[0]))  # R2: unreadable restores nothing
+        recorded = recorded_values(read_frontmatter_prefix(items[0]), vocabulary)  # R2: unreadable restores nothing
     _write(_render(resume_fields(result, recorded)).encode("utf-8") + b"\n")
     return OK if result.error is None else PARSE_ERROR

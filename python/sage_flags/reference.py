@@ -12,13 +12,14 @@ import os
 import stat
 
 from sage_flags._result import ParseResult
-from sage_flags._vocab import E2_VALUE_HINT, MODES, SUGGEST_LIMIT, SUPPORTED_FLAGS, VALUE_MODES
+from sage_flags._vocabulary import DEFAULT
+from sage_flags._vocabulary import vocabulary as _vocabulary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and __future__) cost start-up time: annotations are strings
     from typing import Dict, List, Mapping, Optional, Tuple, Union
 
-    from sage_flags._vocab import ValueMode
+    from sage_flags._vocabulary import ValueMode, Vocabulary
 
     _PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", None]
 
@@ -30,29 +31,49 @@ WHITESPACE = " \t\n\x0b\x0c\r"
 # str.find(" ") locates the end of a token (C7) in time linear in the token.
 _WS_TO_SPACE = {ord(c): " " for c in WHITESPACE[1:]}
 
-# token -> (mode key, value); "--quality-locked" -> ("quality_locked", True)
-_FLAG_TABLE: "Dict[str, Tuple[str, bool]]" = {}
-for _key, _name in MODES:
-    _FLAG_TABLE["--" + _name] = (_key, True)
-    _FLAG_TABLE["--no-" + _name] = (_key, False)
-_NAME_OF = dict(MODES)
-# V2: "--name" of a mode that takes a value -> (mode key, its ValueMode)
-_VALUE_TABLE: "Dict[str, Tuple[str, ValueMode]]" = {}
-for _spec in VALUE_MODES:
-    _key, _name = MODES[_spec.mode]
-    _VALUE_TABLE["--" + _name] = (_key, _spec)
-
-E1 = "Unknown flag '{token}'. Supported flags: " + SUPPORTED_FLAGS + "."
+E1 = "Unknown flag '{token}'. Supported flags: {supported}."
 E1_SUGGESTION = " Did you mean '--{form}'?"
-E2 = "Flag '{flag}' takes no value (got '{token}')." + E2_VALUE_HINT
+E2 = "Flag '{flag}' takes no value (got '{token}').{hint}"
 E3 = "Conflicting flags for {key}: both --{name} and --no-{name} passed."
 E4 = "Arguments are not valid UTF-8."
 E5 = "--{name} takes a {value_name} of {minimum} or more (got '{value}')."
 NOTE = "--{name}={number} exceeds the hard cap; clamped to {cap}."
-
-# docs/SPEC.md S1-S7: the suggestion in E1.
-_FORMS = tuple(form for _, name in MODES for form in (name, "no-" + name))
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+class Rules:
+    """The reference's lookup tables for one vocabulary (docs/SPEC.md B1), made on its first use (``rules``)."""
+
+    __slots__ = ("default_lines", "flags", "forms", "name_of", "value_flags", "vocabulary")
+
+    def __init__(self, vocabulary: "Vocabulary") -> None:
+        self.vocabulary = vocabulary
+        # token -> (mode key, value); "--quality-locked" -> ("quality_locked", True)
+        self.flags: "Dict[str, Tuple[str, bool]]" = {}
+        for key, name in vocabulary.modes:
+            self.flags["--" + name] = (key, True)
+            self.flags["--no-" + name] = (key, False)
+        self.name_of = dict(vocabulary.modes)
+        # V2: "--name" of a mode that takes a value -> (mode key, its ValueMode)
+        self.value_flags: "Dict[str, Tuple[str, ValueMode]]" = {}
+        for spec in vocabulary.value_modes:
+            key, name = vocabulary.modes[spec.mode]
+            self.value_flags["--" + name] = (key, spec)
+        self.forms = tuple(form for _, name in vocabulary.modes for form in (name, "no-" + name))  # S1-S7
+        # C14: the one line that makes each mode default-on (config explain matches the same bytes).
+        self.default_lines = {key: (key + ": true").encode("ascii") for key, _ in vocabulary.modes}
+
+
+_RULES: "Dict[str, Rules]" = {}
+
+
+def rules(vocabulary: "Optional[str]" = DEFAULT) -> Rules:
+    """The tables of vocabulary ``vocabulary`` (None: the default); ValueError for a name this build lacks (B3)."""
+    made = _RULES.get(vocabulary) if type(vocabulary) is str else None  # type: ignore[arg-type]
+    if made is None:
+        chosen = _vocabulary(vocabulary)
+        made = _RULES.setdefault(chosen.name, Rules(chosen))
+    return made
 
 
 def osa_distance(a: str, b: str, most: int) -> int:
@@ -90,21 +111,30 @@ def nearest(word: str, candidates: "Tuple[str, ...]") -> "Optional[str]":
     return None if tied else best
 
 
-def unknown_flag(token: str) -> str:
-    """E1 for ``token``, with S6's suggestion when a flag form is near it."""
+def unknown_flag(token: str, vocabulary: "Optional[str]" = DEFAULT) -> str:
+    """E1 for ``token``, with S6's suggestion when a flag form of ``vocabulary`` is near it."""
+    table = rules(vocabulary)
     part = token.partition("=")[0][2:]  # S2
-    form = nearest(part, _FORMS) if len(part) <= SUGGEST_LIMIT else None  # S7: longer is near no form
-    message = E1.format(token=token)
+    form = nearest(part, table.forms) if len(part) <= table.vocabulary.suggest_limit else None  # S7
+    message = E1.format(token=token, supported=table.vocabulary.supported_flags)
     return message if form is None else message + E1_SUGGESTION.format(form=form)
 
 
-def _error(message: str) -> "ParseResult":
+def _error(message: str, vocabulary: str) -> "ParseResult":
     # C18: on error every mode is false, every source null, the goal empty.
-    return ParseResult({}, {}, "", message)
+    return ParseResult({}, {}, "", message, vocabulary=vocabulary)
 
 
-def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" = None) -> "ParseResult":
-    """Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15)."""
+def parse(
+    arguments: "Optional[str]",
+    defaults: "Optional[Mapping[str, bool]]" = None,
+    *,
+    vocabulary: "Optional[str]" = DEFAULT,
+) -> "ParseResult":
+    """Parse ARGUMENTS (C5-C10) in ``vocabulary`` (a name, docs/SPEC.md B1; None is the default) and resolve each
+    mode against ``defaults`` (C15). ValueError for a vocabulary this build does not carry (B3)."""
+    table = rules(vocabulary)
+    name = table.vocabulary.name
     if arguments is None:  # C10: None means the empty string
         arguments = ""
     elif type(arguments) is not str:  # D23: as the compiled core, a str subclass is read as its characters only
@@ -114,7 +144,7 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
     try:
         arguments.encode("utf-8")
     except UnicodeEncodeError:  # C10: a lone surrogate is not text
-        return _error(E4)
+        return _error(E4, name)
 
     text = arguments.strip(WHITESPACE)  # C6
     # `scan` has every whitespace character as a space, same length as `text`.
@@ -133,31 +163,32 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             pos += 1
         if token == "--":
             break
-        flag = _FLAG_TABLE.get(token)
+        flag = table.flags.get(token)
         if flag is None:
             equals = token.find("=")
             before = token[:equals] if equals >= 0 else None
-            if before in _VALUE_TABLE:  # V2: --name=N of a mode that takes a value
-                key, spec = _VALUE_TABLE[before]
+            if before in table.value_flags:  # V2: --name=N of a mode that takes a value
+                key, spec = table.value_flags[before]
                 value = token[equals + 1 :]
                 digits = _number(value, spec.minimum)
                 if digits is None:
                     minimum = spec.minimum
-                    return _error(E5.format(name=_NAME_OF[key], value_name=spec.name, minimum=minimum, value=value))
+                    message = E5.format(name=table.name_of[key], value_name=spec.name, minimum=minimum, value=value)
+                    return _error(message, name)
                 given.setdefault(key, digits)
                 flag = (key, True)
-            elif before in _FLAG_TABLE:
-                return _error(E2.format(flag=before, token=token))
+            elif before in table.flags:
+                return _error(E2.format(flag=before, token=token, hint=table.vocabulary.e2_value_hint), name)
             else:
-                return _error(unknown_flag(token))
+                return _error(unknown_flag(token, name), name)
         key, value = flag
         if flags.get(key, value) != value:  # C7: the opposite flag of one mode
-            return _error(E3.format(key=key, name=_NAME_OF[key]))
+            return _error(E3.format(key=key, name=table.name_of[key]), name)
         flags[key] = value
 
     modes: Dict[str, bool] = {}
     sources: Dict[str, Optional[str]] = {}
-    for key, _ in MODES:  # C15
+    for key, _ in table.vocabulary.modes:  # C15
         if key in flags:
             modes[key] = flags[key]
             sources[key] = "flag"
@@ -165,8 +196,8 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             modes[key] = True
             sources[key] = "config"
     values: Dict[str, Union[int, str, None]] = {}
-    for spec in VALUE_MODES:  # V4, V5
-        key, name = MODES[spec.mode]
+    for spec in table.vocabulary.value_modes:  # V4, V5
+        key, mode_name = table.vocabulary.modes[spec.mode]
         if not modes.get(key):
             continue
         digits = given.get(key)
@@ -174,10 +205,10 @@ def parse(arguments: "Optional[str]", defaults: "Optional[Mapping[str, bool]]" =
             values[spec.field] = spec.default
         elif _below(str(spec.cap), digits):
             values[spec.field] = spec.cap
-            values[spec.note_field] = NOTE.format(name=name, number=digits, cap=spec.cap)
+            values[spec.note_field] = NOTE.format(name=mode_name, number=digits, cap=spec.cap)
         else:
             values[spec.field] = int(digits)
-    return ParseResult(modes, sources, text[pos:], None, values)
+    return ParseResult(modes, sources, text[pos:], None, values, vocabulary=name)
 
 
 def _below(a: str, b: str) -> bool:
@@ -191,10 +222,6 @@ def _number(value: str, minimum: int) -> "Optional[str]":
         return None
     digits = value.lstrip("0")
     return None if _below(digits, str(minimum)) else digits
-
-
-# C14: the one line that makes each mode default-on (config explain matches the same bytes).
-DEFAULT_LINES = {key: (key + ": true").encode("ascii") for key, _ in MODES}
 
 
 # H1 (docs/SPEC.md section 15): the largest config honored. A real `.sage/config.yaml` is a few KB; 64 KiB is
@@ -284,13 +311,15 @@ def _read_regular_file(path: "_PathLike") -> "Optional[bytes]":
         return None
 
 
-def load_defaults(path: "_PathLike") -> "Dict[str, bool]":
-    """Modes that ``path`` turns on by default, e.g. ``{"quality_locked": True}`` (C11-C14)."""
+def load_defaults(path: "_PathLike", vocabulary: "Optional[str]" = DEFAULT) -> "Dict[str, bool]":
+    """Modes of ``vocabulary`` (a name, B1; None is the default) that ``path`` turns on by default, e.g.
+    ``{"quality_locked": True}`` (C11-C14). ValueError for a vocabulary this build does not carry (B3)."""
+    default_lines = rules(vocabulary).default_lines
     data = _read_regular_file(path)
     if data is None or b"\0" in data:  # C12
         return {}
     lines = set(config_lines(data))
-    return {key: True for key, line in DEFAULT_LINES.items() if line in lines}  # C14
+    return {key: True for key, line in default_lines.items() if line in lines}  # C14
 
 
 def config_lines(data: bytes) -> "List[bytes]":

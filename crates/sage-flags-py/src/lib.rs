@@ -1,13 +1,14 @@
 //! `sage_flags._native`: the PyO3 binding of sage-flags-core, conversions only; every rule lives in the core.
 //! Its Python API is the pure reference's (python/sage_flags/reference.py): `parse`, `load_defaults`, and
 //! `ParseResult`, which is the reference's own class (python/sage_flags/__init__.py). `parse` hands the core's field
-//! values and the JSON line it wrote to the package's private `_from_core`, which sets the object's slots from
-//! them (docs/IMPLEMENTATION.md D23).
+//! values, the JSON line it wrote and the vocabulary's name to the package's private `_from_core`, which sets the
+//! object's slots from them (docs/IMPLEMENTATION.md D23). The vocabulary is each call's argument (docs/SPEC.md
+//! B1-B2): any of the core's, in any order, in one process.
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
 
-use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError, PyUnicodeError};
+use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError, PyUnicodeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyString, PyTuple};
@@ -15,18 +16,31 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyString, PyTuple};
 use sage_flags_core as core;
 use sage_flags_core::{Source, Vocabulary, MODE_COUNT, VALUE_COUNT};
 
-/// The process's vocabulary: the one the package's `_vocab` chose at import (docs/SPEC.md B1-B2), set when this
-/// module is initialised (a process has one, as the pure reference's module-level tables do).
-static VOCABULARY: std::sync::OnceLock<&'static Vocabulary> = std::sync::OnceLock::new();
-
-fn vocabulary() -> &'static Vocabulary {
-    VOCABULARY.get().copied().unwrap_or(core::DEFAULT_VOCABULARY)
+/// The vocabulary a call names (None: the default, B1); ValueError with B3's line for a name the core lacks.
+fn vocabulary(name: Option<&str>) -> PyResult<&'static Vocabulary> {
+    let Some(name) = name else { return Ok(core::DEFAULT_VOCABULARY) };
+    Vocabulary::named(name.as_bytes()).ok_or_else(|| PyValueError::new_err(core::vocab::UNKNOWN_VOCABULARY))
 }
 
-/// The mode keys as Python strings, made once.
-fn mode_keys(py: Python<'_>) -> &[Py<PyString>] {
-    static KEYS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
-    KEYS.get_or_init(py, || vocabulary().modes.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect())
+/// Per vocabulary (in `VOCABULARIES` order): its name and its mode keys as Python strings, made once.
+struct Names {
+    name: Py<PyString>,
+    keys: Vec<Py<PyString>>,
+}
+
+fn names<'a>(py: Python<'a>, vocab: &'static Vocabulary) -> &'a Names {
+    static NAMES: PyOnceLock<Vec<Names>> = PyOnceLock::new();
+    let all = NAMES.get_or_init(py, || {
+        core::VOCABULARIES
+            .iter()
+            .map(|vocab| Names {
+                name: PyString::intern(py, vocab.name).unbind(),
+                keys: vocab.modes.iter().map(|(key, _)| PyString::intern(py, key).unbind()).collect(),
+            })
+            .collect()
+    });
+    let place = core::VOCABULARIES.iter().position(|each| std::ptr::eq(each, vocab)).unwrap_or(0);
+    &all[place]
 }
 
 fn optional_string<'py>(py: Python<'py>, text: Option<&str>) -> Bound<'py, PyAny> {
@@ -51,7 +65,8 @@ fn result_object<'py>(py: Python<'py>, result: &core::ParseResult) -> PyResult<B
     }
     static FROM_CORE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let from_core = FROM_CORE.import(py, "sage_flags", "_from_core")?;
-    from_core.call1((PyTuple::new(py, fields)?, result.to_json()))
+    let name = names(py, result.vocabulary).name.bind(py);
+    from_core.call1((PyTuple::new(py, fields)?, result.to_json(), name))
 }
 
 /// The text of ``arguments`` (None is "", C10), or None for a lone surrogate (E4).
@@ -65,24 +80,28 @@ fn arguments_text<'a>(py: Python<'_>, arguments: Option<&'a Bound<'_, PyAny>>) -
     }
 }
 
-/// Parse ARGUMENTS (C5-C10) and resolve each mode against ``defaults`` (C15).
+/// Parse ARGUMENTS (C5-C10) in ``vocabulary`` (a name, B1; None is the default) and resolve each mode against
+/// ``defaults`` (C15).
 #[pyfunction]
-#[pyo3(signature = (arguments, defaults = None))]
+#[pyo3(signature = (arguments, defaults = None, *, vocabulary = Some(core::DEFAULT_VOCABULARY.name)))]
 fn parse<'py>(
     py: Python<'py>,
     arguments: Option<&Bound<'py, PyAny>>,
     defaults: Option<&Bound<'py, PyAny>>,
+    vocabulary: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let vocab = self::vocabulary(vocabulary)?;
     let Some(text) = arguments_text(py, arguments)? else {
-        return result_object(py, &core::ParseResult::from_error_in(vocabulary(), core::E4.to_owned()));
+        return result_object(py, &core::ParseResult::from_error_in(vocab, core::E4.to_owned()));
     };
     // The reference reads the Mapping as `defaults and defaults.get(key)`, only for unflagged modes.
-    let result = core::parse_with(vocabulary(), &text, |index| -> PyResult<bool> {
+    let keys = &names(py, vocab).keys;
+    let result = core::parse_with(vocab, &text, |index| -> PyResult<bool> {
         let Some(defaults) = defaults else { return Ok(false) };
         if !defaults.is_truthy()? {
             return Ok(false);
         }
-        let key = mode_keys(py)[index].bind(py);
+        let key = keys[index].bind(py);
         let value = match defaults.cast_exact::<PyDict>() {
             Ok(dict) => dict.get_item(key)?, // dict.get without the method lookup
             Err(_) => Some(defaults.call_method1(pyo3::intern!(py, "get"), (key,))?),
@@ -105,12 +124,19 @@ fn path_bytes<'py>(py: Python<'py>, path: &Bound<'py, PyAny>) -> PyResult<Option
     }
 }
 
-/// Modes that ``path`` turns on by default, e.g. ``{"quality_locked": True}`` (C11-C14).
+/// Modes of ``vocabulary`` (a name, B1; None is the default) that ``path`` turns on by default, e.g.
+/// ``{"quality_locked": True}`` (C11-C14).
 #[pyfunction]
-fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (path, vocabulary = Some(core::DEFAULT_VOCABULARY.name)))]
+fn load_defaults<'py>(
+    py: Python<'py>,
+    path: Option<&Bound<'py, PyAny>>,
+    vocabulary: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let vocab = self::vocabulary(vocabulary)?;
     let dict = PyDict::new(py);
     if let Some(path) = path.map(|path| path_bytes(py, path)).transpose()?.flatten() {
-        for key in core::load_defaults_in(vocabulary(), path.as_bytes()).keys() {
+        for key in core::load_defaults_in(vocab, path.as_bytes()).keys() {
             dict.set_item(key, true)?;
         }
     }
@@ -120,11 +146,6 @@ fn load_defaults<'py>(py: Python<'py>, path: Option<&Bound<'py, PyAny>>) -> PyRe
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let result = module.py().import("sage_flags")?;
-    let name: String = module.py().import("sage_flags._vocab")?.getattr("NAME")?.extract()?;
-    let chosen = Vocabulary::named(name.as_bytes()).ok_or_else(|| {
-        pyo3::exceptions::PyImportError::new_err(format!("the compiled core carries no vocabulary {name:?}"))
-    })?;
-    let _ = VOCABULARY.set(chosen);
     module.add("ParseResult", result.getattr("ParseResult")?)?;
     module.add_function(wrap_pyfunction!(parse, module)?)?;
     module.add_function(wrap_pyfunction!(load_defaults, module)?)?;

@@ -70,6 +70,18 @@ def vocabulary():  # type: () -> str
     return name
 
 
+def in_vocabulary(function):  # type: ignore[no-untyped-def]
+    """B6: the package's ``function`` (parse, load_defaults) in this directory's vocabulary: given as the argument
+    to a package that takes one (SPEC B2; it exports NAMES), else the one an older package chose at import from
+    the environment vocabulary() sets."""
+    name = vocabulary()
+    if name and hasattr(sys.modules.get("sage_flags"), "NAMES"):
+        import functools
+
+        return functools.partial(function, vocabulary=name)
+    return function
+
+
 def serves(name):  # type: (str) -> bool
     """Whether the imported sage_flags carries vocabulary ``name`` (one without NAMES predates vocabularies:
     it carries the seed's alone)."""

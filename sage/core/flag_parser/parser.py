@@ -5,12 +5,18 @@
 in its order (N12: our wording), so that ``", ".join(SUPPORTED_FOR_ERROR)`` is what follows "Supported flags: ".
 """
 
-from . import import_sage_flags
+from . import import_sage_flags, in_vocabulary, vocabulary
 
 _sage_flags = import_sage_flags()
-from sage_flags._vocab import MODES, SUPPORTED_FLAGS  # noqa: E402 (import_sage_flags puts it on sys.path)
+try:  # a package that takes the vocabulary as an argument (SPEC B2): the drop-in's vocabulary (B6)
+    from sage_flags._vocabulary import vocabulary as _vocabulary
 
-parse = _sage_flags.parse
+    _chosen = _vocabulary(vocabulary() or None)
+    MODES, SUPPORTED_FLAGS = _chosen.modes, _chosen.supported_flags
+except ImportError:  # an older one chose it at import, from the environment vocabulary() sets
+    from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+
+parse = in_vocabulary(_sage_flags.parse)
 ParseResult = _sage_flags.ParseResult
 POSITIVE_FLAGS = {"--" + name for _, name in MODES}
 NEGATIVE_FLAGS = {"--no-" + name for _, name in MODES}
