@@ -16,10 +16,14 @@ from parity import fuzz
 from parity import strategies as gen
 from parity.layers import PROJECT, PYTHON, Layer, available_layers
 
-settings.register_profile(
-    "parity", derandomize=True, database=None, max_examples=12, deadline=None, print_blob=False,
-    suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate, Phase.shrink],
-)  # fmt: skip
+# "parity": derandomized (make parity, in make test: PARITY_EXAMPLES=4); "parity-full": the CI budget (make
+# parity-full, in make test-full: 12), seeded by --hypothesis-seed instead, so that it draws other examples.
+PARITY_EXAMPLES = int(os.environ.get("PARITY_EXAMPLES") or 12)
+for _name, _derandomize in (("parity", True), ("parity-full", False)):
+    settings.register_profile(
+        _name, derandomize=_derandomize, database=None, max_examples=PARITY_EXAMPLES, deadline=None, print_blob=False,
+        suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    )  # fmt: skip
 settings.register_profile(
     "fuzz", max_examples=int(os.environ.get("FUZZ_EXAMPLES") or 2000), deadline=None,
     suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
@@ -33,11 +37,30 @@ def with_vocabulary(*strategies) -> st.SearchStrategy:
     return gen.VOCABULARIES.flatmap(each.__getitem__)  # each built once: validated once
 
 
+WEIGHTS = {}  # family (test name) -> its weight: its examples are the profile's max_examples times it
+
+
 def family(weight: float, *strategies):
     """A family's test: its share of the profile's examples for each vocabulary (drawn per example, in one run),
     given an example of ``with_vocabulary(*strategies)``."""
     examples = max(1, int(PROFILE.max_examples * weight)) * len(gen.vocabularies())
-    return lambda test: settings(PROFILE, max_examples=examples)(given(with_vocabulary(*strategies))(test))
+
+    def decorate(test):
+        WEIGHTS[test.__name__] = weight
+        return settings(PROFILE, max_examples=examples)(given(with_vocabulary(*strategies))(test))
+
+    return decorate
+
+
+def budget(max_examples: int) -> str:
+    """The examples each family runs per vocabulary at ``max_examples`` (printed by make parity and parity-full):
+    the vocabulary is drawn per example, so a family's run is that times the number of vocabularies."""
+    each = ", ".join(f"{name[5:]} {max(1, int(max_examples * w))}" for name, w in WEIGHTS.items())
+    n = len(gen.vocabularies())
+    return (
+        f"examples per family and vocabulary: {each} (max_examples {max_examples} x each family's weight;"
+        f" x {n} vocabularies drawn per example in one run)"
+    )
 
 
 @family(5, gen.record_lists, lambda v: st.sampled_from(sorted(fuzz.stream_configs(v))))

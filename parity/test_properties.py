@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from parity import tiers
 from parity.layers import PROJECT, available_layers
 
 if sys.version_info >= (3, 11):
@@ -38,7 +39,13 @@ E1_PREFIX = "Unknown flag '{}'. Supported flags: " + ", ".join(f"--{name}" for _
 E4 = "Arguments are not valid UTF-8."
 
 LAYERS = available_layers("parse")
-EXAMPLES = 25  # each example runs once per layer (about ten processes)
+# make test checks each example on the primary layers (the pure reference, the binding, the executable, each bash),
+# make test-full on the other entries (parity/tiers.py: a part "rest" is test-full's).
+PARTS = {
+    "primary": [layer for layer in LAYERS if tiers.is_primary(layer)],
+    "rest": [layer for layer in LAYERS if not tiers.is_primary(layer)],
+}
+EXAMPLES = 25  # each example runs once per layer of the part
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 
@@ -99,11 +106,21 @@ def error_line(message: str) -> bytes:
     return expected_line({}, {}, "", message)
 
 
+_part: List[str] = ["primary"]
+
+
+@pytest.fixture(autouse=True, params=sorted(PARTS))
+def part(request: pytest.FixtureRequest):
+    """The layers this item's examples run on (a module global: hypothesis calls the test, not pytest)."""
+    _part[0] = request.param
+    yield request.param
+
+
 def run_everywhere(arguments: bytes, config: Optional[Path] = None) -> Dict[str, Tuple[int, bytes, bytes]]:
     # Options first, then `--` (C1): an ARGUMENTS that looks like `--config-path` stays an operand.
     argv = ([b"--config-path", bytes(config)] if config is not None else []) + [b"--", arguments]
     out = {}
-    for layer in LAYERS:
+    for layer in PARTS[_part[0]]:
         result = layer.run("parse", argv)
         out[layer.name] = (result.returncode, result.stdout, result.stderr)
     return out
@@ -243,8 +260,12 @@ def test_c16_c19_one_json_line_in_key_order(text: str) -> None:
         assert (status == 1) == (obj["error"] is not None), (layer, status, obj)
 
 
-def test_the_properties_cover_every_layer() -> None:
-    """The properties above run on every layer of parity/layers.py, the bash interpreters included."""
-    names = {layer.name for layer in LAYERS}
-    assert {"cli-pure", "module-pure", "compat-pure"} <= names, names
-    assert any(name == "bash" or name.startswith("bash-") for name in names), names
+def test_the_properties_cover_every_layer(part: str) -> None:
+    """The properties above run on every layer of parity/layers.py, the bash interpreters included: the primary
+    ones in one part, the other entries in the other."""
+    names = {layer.name for layer in PARTS[part]}
+    assert {layer.name for layer in PARTS["primary"] + PARTS["rest"]} == {layer.name for layer in LAYERS}
+    if part == "primary":
+        assert "cli-pure" in names and any(name == "bash" or name.startswith("bash-") for name in names), names
+    else:
+        assert {"module-pure", "compat-pure"} <= names, names

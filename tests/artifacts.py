@@ -15,12 +15,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import pytest
 import tomllib
 
-from parity import vectors
+from parity import tiers, vectors
 from parity.layers import COMMANDS, Layer
 from parity.optional import PREFIX
 
@@ -143,48 +143,19 @@ def runnable_here(vector: vectors.Vector) -> bool:
     return all(isinstance(vectors.from_bytes(item), str) for item in vector.argv)  # argv is text there
 
 
-def sample_tags(vector: vectors.Vector) -> Set[Tuple[str, str]]:
-    """What a vector stands for in the packaging sample: (its command, T) for each rule tag T it lists, and for
-    its config's type, its manifest's type, whether it sets an environment or gives stdin, and its exit status."""
-    manifest = vector.extra.get("manifest")
-    kinds = {
-        "config " + (vector.config or {}).get("type", "none"),
-        "manifest " + (manifest.get("type", "file") if isinstance(manifest, dict) else "none"),
-        "env" if vector.env else "no env",
-        "stdin" if vector.stdin else "no stdin",
-        f"status {vector.status}",
-        *vector.rules,
-    }
-    return {(vector.command, kind) for kind in kinds}
-
-
 @functools.lru_cache(maxsize=None)
-def packaging_sample() -> Tuple[vectors.Vector, ...]:
-    """The vectors the packaging tests run (each Python of the matrix, each wheel, the sdist, the bundle, the
-    Windows simulation): a fixed sample covering every (command, tag) pair of ``sample_tags`` the full set has,
-    so every vector kind and rule. Chosen by the greedy set cover: again and again the vector bringing the most
-    pairs no earlier pick brought (the first in name order on a tie), until none is left. The layers themselves
-    (each CLI, the exe, each bash) run every vector (parity/test_vectors.py); SAGE_FLAGS_FULL=1 (the nightly
-    job) gives the packaging tests every vector too."""
-    every = vectors.load_all()
-    if os.environ.get("SAGE_FLAGS_FULL") == "1":
-        return tuple(every)
-    tags = {v.name: sample_tags(v) for v in every}
-    wanted = set().union(*tags.values())
-    chosen: List[vectors.Vector] = []
-    while wanted:
-        best = max(every, key=lambda v: len(tags[v.name] & wanted))  # max: the first of the best, in name order
-        chosen.append(best)
-        wanted -= tags[best.name]
-    return tuple(sorted(chosen, key=lambda v: v.name))
+def packaging_sample(part: str = "cover") -> Tuple[vectors.Vector, ...]:
+    """The vectors the packaging tests run (each wheel, the bundle; tools/check_installed.py: "every"): the cover of
+    the whole set (parity/tiers.py: every kind of case and every rule) in make test, the rest in make test-full."""
+    return tuple(tiers.part_of(vectors.load_all(), part))
 
 
-def vector_failures(layer: Layer, workdir: Path) -> List[str]:
-    """The packaging sample's vectors of every subcommand ``layer`` offers, through it; one line per vector that
-    differs."""
+def vector_failures(layer: Layer, workdir: Path, part: str = "cover") -> List[str]:
+    """The packaging sample's vectors (``part``) of every subcommand ``layer`` offers, through it; one line per
+    vector that differs."""
     from test_manifest import check_vector  # persist/resume: the manifest's bytes are checked too
 
-    offered = [v for v in packaging_sample() if v.command in layer.commands and runnable_here(v)]
+    offered = [v for v in packaging_sample(part) if v.command in layer.commands and runnable_here(v)]
     left_out = {v.name: why for v in offered for why in [vectors.cannot_run_here(v)] if why and why.startswith(PREFIX)}
     cases = [v for v in offered if v.name not in left_out]
     assert len(cases) > 40, f"{layer.name}: only {len(cases)} vectors"

@@ -35,6 +35,7 @@ from artifacts import (
 )
 from skill_files import SKILL_DIR, skill_files
 
+from parity import tiers
 from parity.layers import BASH_COMMANDS, COMMANDS, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -135,9 +136,12 @@ def test_bundle_files_lists_exactly_what_the_bundle_holds(built: Artifacts, voca
     assert build_bundle.bundle_files(vocabulary, vendored) == held
 
 
-def test_compat_entry_runs_every_vector_on_python_alone(project: Path, bare_python: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
+def test_compat_entry_runs_every_vector_on_python_alone(
+    project: Path, bare_python: Path, part: str, tmp_path: Path
+) -> None:
     compat = entry("bundle-compat", [str(bare_python / "python3"), "-m", "core.flag_parser"], cwd=project / "sage")
-    assert not vector_failures(compat, tmp_path)
+    assert not vector_failures(compat, tmp_path, part)
 
 
 def test_compat_entry_keeps_the_predecessor_api(project: Path, bare_python: Path) -> None:
@@ -151,18 +155,20 @@ def test_compat_entry_keeps_the_predecessor_api(project: Path, bare_python: Path
     assert done.stdout == "python True go\n", done.stderr
 
 
+@pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
 def test_launcher_finds_the_vendored_python_and_runs_every_vector(
-    project: Path, bare_python: Path, tmp_path: Path
+    project: Path, bare_python: Path, part: str, tmp_path: Path
 ) -> None:
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     launcher = entry("bundle-launcher-python", [str(project / "sage" / "bin" / "sage-flags")], env={"PATH": path})
     vendor = project / "sage" / "core" / "flag_parser" / "_vendor"
     assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
     (tmp_path / "cases").mkdir()
-    assert not vector_failures(launcher, tmp_path / "cases")
+    assert not vector_failures(launcher, tmp_path / "cases", part)
 
 
-def test_launcher_without_python_runs_every_vector_through_bash(project: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
+def test_launcher_without_python_runs_every_vector_through_bash(project: Path, part: str, tmp_path: Path) -> None:
     # The shells and what the launcher runs, and nothing else (persist.sh and resume.sh only refuse, SPEC P12).
     programs = {name: tool(name) for name in ("sh", "bash", "readlink")}
     launcher = entry(
@@ -173,13 +179,14 @@ def test_launcher_without_python_runs_every_vector_through_bash(project: Path, t
     )
     assert which(launcher) == f"bash: {project}/sage/core/flag_parser; vocabulary sage-1.1\n"
     (tmp_path / "cases").mkdir()
-    assert not vector_failures(launcher, tmp_path / "cases")
+    assert not vector_failures(launcher, tmp_path / "cases", part)
 
 
-def test_bash_scripts_run_every_vector(project: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
+def test_bash_scripts_run_every_vector(project: Path, part: str, tmp_path: Path) -> None:
     scripts = project / "sage" / "core" / "flag_parser"
     bash = CleanLayer("bundle-bash", {command: ["bash", str(scripts / f"{command}.sh")] for command in BASH_COMMANDS})
-    assert not vector_failures(bash, tmp_path)
+    assert not vector_failures(bash, tmp_path, part)
 
 
 def test_bundle_ships_the_skill(project: Path) -> None:

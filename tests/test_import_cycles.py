@@ -1,12 +1,13 @@
 """No module imports one that imports it back (the developers' guide): the import graph of the files in
 python/, parity/ and crates/ has no cycle.
 
-Python (``ast``): ``import x``, ``from x import y`` (``y`` a module: an edge to it; else to ``x``), relative
-imports, ``importlib.import_module("x")``/``__import__("x")`` with a literal, and a string that is exactly a
-module's name or ``module:function`` (the dispatcher's table names its subcommands so), at module level and
-inside functions; ``if TYPE_CHECKING:`` blocks never run and are skipped. Importing ``a.b`` runs ``a``'s
-``__init__`` first, which every submodule does: that implicit edge is not counted (an ``__init__`` that imports
-its submodules would otherwise always be a cycle); an explicit ``import a``/``from a import name`` is.
+Python: the import statements are grimp's (PyPI, requirements-dev.txt): ``import x``, ``from x import y`` (``y``
+a module: an edge to it; else to ``x``), relative imports, at module level and inside functions; ``if
+TYPE_CHECKING:`` blocks never run and are left out. Importing ``a.b`` runs ``a``'s ``__init__`` first, which every
+submodule does: that implicit edge is not counted (an ``__init__`` that imports its submodules would otherwise
+always be a cycle); an explicit ``import a``/``from a import name`` is. What no import reader sees is read here
+(``ast``): ``importlib.import_module("x")``/``__import__("x")`` with a literal, and a string that is exactly a
+module's name or ``module:function`` (the dispatcher's table names its subcommands so).
 
 Rust: ``mod m;`` says which file a module is (it is a declaration, not a use); ``use crate::``, ``super::``,
 ``self::`` and such paths in code are edges to the file of the deepest module they name, through the crate
@@ -17,7 +18,10 @@ path through a child module (``suggest::suggestion``) is an edge to it. ``#[cfg(
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
@@ -67,50 +71,47 @@ def python_modules(top: Path, packages: Iterable[str]) -> Dict[str, Path]:
     return modules
 
 
-def _type_checking_blocks(tree: ast.AST) -> Set[int]:
-    skipped = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
-    return skipped
+# grimp reads the packages found under sys.path[0] = the top given: in a child, so that neither this process's
+# imports nor the venv's editable install stand in for them.
+GRIMP = """
+import json, sys
+import grimp
+graph = grimp.build_graph(*sys.argv[2:], exclude_type_checking_imports=True, cache_dir=None)
+print(json.dumps({m: sorted(graph.find_modules_directly_imported_by(m)) for m in graph.modules}))
+"""
 
 
-def python_imports(name: str, path: Path, modules: Dict[str, Path]) -> Set[str]:
-    """The modules of ``modules`` that the file imports."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = _type_checking_blocks(tree)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+def grimp_imports(top: Path, packages: Iterable[str]) -> Graph:
+    """grimp's import graph (https://github.com/python-grimp/grimp) of ``packages`` under ``top``: every import
+    statement, in functions too, ``if TYPE_CHECKING:`` blocks left out, self-imports dropped."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, sys.argv[1]); exec({GRIMP!r})", str(top),
+         *packages],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return {module: set(found) - {module} for module, found in json.loads(done.stdout).items()}
+
+
+def named_modules(name: str, path: Path, modules: Dict[str, Path]) -> Set[str]:
+    """What no import statement shows: a string that is exactly a module's name, or ``module:function`` (the
+    dispatcher's table names its subcommands so; ``importlib.import_module("x")`` and ``__import__("x")`` too)."""
     found: Set[str] = set()
-
-    def add(target: str) -> None:
-        target = target.partition(":")[0]
-        while target and target not in modules:
-            target = target.rpartition(".")[0]
-        if target and target != name:
-            found.add(target)
-
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                add(alias.name)
-        elif isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
-            module = ".".join(base + ([node.module] if node.module else []))
-            for alias in node.names:
-                submodule = module + "." + alias.name
-                add(submodule if submodule in modules else module)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            text = node.value
-            if re.fullmatch(r"[A-Za-z_][\w.]*(:\w+)?", text) and text.partition(":")[0] in modules:
-                add(text)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            target = node.value.partition(":")[0]
+            if re.fullmatch(r"[A-Za-z_][\w.]*(:\w+)?", node.value) and target in modules and target != name:
+                found.add(target)
     return found
 
 
 def python_graph(top: Path, packages: Iterable[str]) -> Graph:
+    packages = list(packages)
     modules = python_modules(top, packages)
-    return {name: python_imports(name, path, modules) for name, path in modules.items()}
+    graph = grimp_imports(top, packages)
+    return {name: graph.get(name, set()) | named_modules(name, path, modules) for name, path in modules.items()}
 
 
 # ---------------------------------------------------------------- Rust

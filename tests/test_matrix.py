@@ -28,18 +28,16 @@ from typing import Callable, Dict, List, Tuple
 
 import interpreters
 import pytest
-from artifacts import clean_env, packaging_sample
+from artifacts import clean_env
 from test_explain import check_explain
 from test_manifest import check_vector as check_manifest_vector
 
-from parity import vectors
+from parity import tiers, vectors
 from parity.layers import ROOT, SAGE_DIR, Layer, compat_layer, package_layers
 from parity.optional import missing
 from parity.test_vectors import check_as_one_batch_stream, streamable
 
-ALL = list(packaging_sample())  # every vector kind and rule (tests/artifacts.py); SAGE_FLAGS_FULL=1: all
-COMPAT = [v for v in ALL if v.command in ("parse", "announce")]
-CONFIGS = [v for v in ALL if v.config]
+EVERY = vectors.load_all()
 NT = os.name == "nt"
 PROBE = "import sage_flags, sys; print(sage_flags.BACKEND); print(sage_flags.__file__)"
 COMPAT_PROBE = "from core.flag_parser import import_sage_flags; print(import_sage_flags().__file__)"
@@ -122,11 +120,21 @@ def runnable(cases: List[vectors.Vector]) -> int:
     return sum(1 for v in cases if not vectors.cannot_run_here(v))
 
 
+# part: the cover of the vectors (parity/tiers.py; make test runs it on the oldest and the newest Python), or the
+# rest (make test-full, with every other Python).
+@pytest.mark.parametrize("part", tiers.PARTS)
 @pytest.mark.parametrize("wheel", ["pure", "native"])
 @pytest.mark.parametrize("version", interpreters.SUPPORTED)
 def test_wheel(
-    version: str, wheel: str, wheels: Dict[str, Path], tmp_path: Path, record_property: Callable[[str, object], None]
+    version: str,
+    wheel: str,
+    part: str,
+    wheels: Dict[str, Path],
+    tmp_path: Path,
+    record_property: Callable[[str, object], None],
 ) -> None:
+    chosen = tiers.part_of(EVERY, part)
+    configs = [v for v in chosen if v.config]
     python, full_version = interpreter(version)
     venv_python, console_script = fresh_venv(python, tmp_path / "venv", wheels[wheel])
     env = {"SAGE_FLAGS_BACKEND": "native" if wheel == "native" else "auto"}
@@ -134,25 +142,27 @@ def test_wheel(
     assert backend == ("native" if wheel == "native" else "python")
     assert Path(module_file).resolve().is_relative_to((tmp_path / "venv").resolve()), module_file
     cli, module = package_layers(f"{full_version}-{wheel}", venv_python, console_script, env)
-    stream = [v for v in ALL if streamable(v)]
-    one_by_one = [v for v in ALL if not streamable(v)]
-    checks = [(f"{cli.name} {v.name}", vector_check(cli, v)) for v in ALL]
-    checks += [(f"{cli.name} explain {v.name}", explain_check(cli, v, text_too=True)) for v in CONFIGS]
+    stream = [v for v in chosen if streamable(v)]
+    one_by_one = [v for v in chosen if not streamable(v)]
+    checks = [(f"{cli.name} {v.name}", vector_check(cli, v)) for v in chosen]
+    checks += [(f"{cli.name} explain {v.name}", explain_check(cli, v, text_too=True)) for v in configs]
     checks.append((f"{module.name} batch stream", lambda _: check_as_one_batch_stream(module, stream)))
     checks += [(f"{module.name} {v.name}", vector_check(module, v)) for v in one_by_one]
-    checks += [(f"{module.name} explain {v.name}", explain_check(module, v, text_too=False)) for v in CONFIGS]
+    checks += [(f"{module.name} explain {v.name}", explain_check(module, v, text_too=False)) for v in configs]
     failures = run_all(checks, tmp_path / "cases")
     record_property(
         "python-matrix",
-        f"{full_version:8} {wheel} wheel: {runnable(ALL)} vectors and {runnable(CONFIGS)} config explain reports "
+        f"{full_version:8} {wheel} wheel: {runnable(chosen)} vectors and {runnable(configs)} config explain reports "
         f"through sage-flags, the same through python -m sage_flags ({len(stream)} parse vectors there as one batch "
         f"stream, explain --json only){'; FAILED ' + str(len(failures)) if failures else ''}",
     )
     assert not failures, f"{len(failures)} of {len(checks)} checks failed:\n" + "\n".join(failures)
 
 
+@pytest.mark.parametrize("part", tiers.PARTS)
 @pytest.mark.parametrize("version", interpreters.SUPPORTED)
-def test_compat(version: str, tmp_path: Path, record_property: Callable[[str, object], None]) -> None:
+def test_compat(version: str, part: str, tmp_path: Path, record_property: Callable[[str, object], None]) -> None:
+    chosen = [v for v in tiers.part_of(EVERY, part) if v.command in ("parse", "announce")]
     python, full_version = interpreter(version)
     env = {**clean_env(), "SAGE_FLAGS_BACKEND": "python"}
     imported = run_checked([python, "-c", COMPAT_PROBE], env=env, cwd=SAGE_DIR).strip()
@@ -160,13 +170,13 @@ def test_compat(version: str, tmp_path: Path, record_property: Callable[[str, ob
     compat = compat_layer(full_version, python, {"SAGE_FLAGS_BACKEND": "python"})
     batch = [python, "-m", "core.flag_parser", "batch"]
     layer = dataclasses.replace(compat, commands={**compat.commands, "batch": batch})
-    stream = [v for v in COMPAT if streamable(v)]
+    stream = [v for v in chosen if streamable(v)]
     checks = [(f"{layer.name} batch stream", lambda _: check_as_one_batch_stream(layer, stream))]
-    checks += [(f"{layer.name} {v.name}", vector_check(layer, v)) for v in COMPAT if not streamable(v)]
+    checks += [(f"{layer.name} {v.name}", vector_check(layer, v)) for v in chosen if not streamable(v)]
     failures = run_all(checks, tmp_path)
     record_property(
         "python-matrix",
-        f"{full_version:8} compat: {runnable(COMPAT)} vectors through python -m core.flag_parser (sage/) "
+        f"{full_version:8} compat: {runnable(chosen)} vectors through python -m core.flag_parser (sage/) "
         f"({len(stream)} of them as one batch stream){'; FAILED ' + str(len(failures)) if failures else ''}",
     )
     assert not failures, f"{len(failures)} of {len(checks)} checks failed:\n" + "\n".join(failures)

@@ -100,7 +100,7 @@ def test_handoff_without_sage_flags_beside_it_is_status_3(tmp_path: Path) -> Non
 
 
 def test_cargo_install_runs_every_native_vector(cargo_installed: Path, tmp_path: Path) -> None:
-    assert not vector_failures(entry("cargo-install", [str(cargo_installed)], NATIVE_EXE_COMMANDS), tmp_path)
+    assert not vector_failures(entry("cargo-install", [str(cargo_installed)], NATIVE_EXE_COMMANDS), tmp_path, "every")
 
 
 @pytest.mark.parametrize("command", ["persist", "resume", "help", "config", "adopt"])

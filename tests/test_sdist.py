@@ -58,7 +58,7 @@ def test_with_cargo_the_sdist_builds_the_native_backend(built: Artifacts, tmp_pa
     backend, native_file = done.stdout.splitlines()
     assert backend == "native" and Path(native_file).is_relative_to(tmp_path / "venv")
     (tmp_path / "cases").mkdir()
-    assert not vector_failures(entry("sdist", [str(bin_dir / "sage-flags")]), tmp_path / "cases")
+    assert not vector_failures(entry("sdist", [str(bin_dir / "sage-flags")]), tmp_path / "cases", "every")
 
 
 def test_without_cargo_the_sdist_fails_in_plain_words(built: Artifacts, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Dict, List
 import pytest
 from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, package_sources, vector_failures
 
+from parity import tiers
 from parity.layers import ROOT
 
 BIN = ROOT / ".venv" / "bin"
@@ -118,7 +119,8 @@ def find_links(tmp_path: Path, *wheels: Path) -> Path:
     return links
 
 
-def test_pip_prefers_the_native_wheel_and_it_runs_every_vector(built: Artifacts, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
+def test_pip_prefers_the_native_wheel_and_it_runs_every_vector(built: Artifacts, part: str, tmp_path: Path) -> None:
     links = find_links(tmp_path, built.native_wheel, built.pure_wheel)
     bin_dir = fresh_venv(tmp_path / "venv", "--find-links", str(links), "sage-flags")
     backend, module_file, prefix = probe(bin_dir)
@@ -126,17 +128,18 @@ def test_pip_prefers_the_native_wheel_and_it_runs_every_vector(built: Artifacts,
     assert Path(module_file).is_relative_to(prefix) and Path(prefix).resolve() == (tmp_path / "venv").resolve()
     assert (bin_dir / "sage-flags").read_bytes()[:4] == b"\x7fELF"  # the native executable (SPEC D27)
     (tmp_path / "cases").mkdir()
-    assert not vector_failures(entry("native-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases")
+    assert not vector_failures(entry("native-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases", part)
     assert probe(bin_dir, SAGE_FLAGS_BACKEND="python")[0] == "python"
 
 
-def test_pure_wheel_installs_and_runs_every_vector(built: Artifacts, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
+def test_pure_wheel_installs_and_runs_every_vector(built: Artifacts, part: str, tmp_path: Path) -> None:
     bin_dir = fresh_venv(tmp_path / "venv", str(built.pure_wheel))
     backend, module_file, prefix = probe(bin_dir)
     assert backend == "python"
     assert Path(module_file).is_relative_to(prefix)
     (tmp_path / "cases").mkdir()
-    assert not vector_failures(entry("pure-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases")
+    assert not vector_failures(entry("pure-wheel", [str(bin_dir / "sage-flags")]), tmp_path / "cases", part)
     # Asking for the native core where there is none fails loudly, in one line.
     done = subprocess.run(
         [str(bin_dir / "sage-flags"), "parse", "go"], capture_output=True, env=clean_env(SAGE_FLAGS_BACKEND="native")
