@@ -54,6 +54,74 @@ def register(data: bytes, event: str, group: dict, forms: "Collection[Form]") ->
     raise AssertionError("the edits did not settle")
 
 
+# What register adds to a file, least to most (docs/SPEC.md N13): ours was already under the event, our group
+# appended to the event's array, the event's member added to ``hooks``, ``hooks`` added to the root, the file.
+ADDED = ("handler", "group", "event", "hooks", "file")
+
+
+def what_register_adds(data: "Optional[bytes]", event: str, forms: "Collection[Form]") -> "Tuple[str, str]":
+    """(one of ADDED, the blanks inside the container register inserts into when it holds nothing: what
+    ``unregister`` puts back). DATA None: no file. NotStrictJson as register."""
+    if data is None:
+        return "file", ""
+    root = scan(data)
+    hooks = hooks_of(root)
+    if hooks is None:
+        container, added = root, "hooks"
+    else:
+        names = [name for name, _, _, _ in hooks.members]
+        if any(names[m] == event for m, _, _ in ours_in(hooks, forms)):
+            return "handler", ""
+        groups = hooks.member(event)
+        container, added = (hooks, "event") if groups is None else (groups, "group")
+    inside = b"" if container.spans() else data[container.start + 1 : container.end - 1]
+    return added, inside.decode("utf-8")
+
+
+def unregister(
+    data: bytes, event: str, forms: "Collection[Form]", added: "Optional[str]", inside: str
+) -> "Optional[bytes]":
+    """DATA without any handler of ours (N13): each removed with its group when that held nothing else; an
+    event's array so emptied removed too, unless ADDED says register appended to it (then it is left as it was
+    found, INSIDE); ``hooks`` left empty removed when register added it (ADDED ``hooks`` or ``file``). None when
+    ADDED is ``file`` and nothing else is left (the caller deletes the file). ADDED None (no record): arrays
+    emptied go, ``hooks`` and the file stay. NotStrictJson as register."""
+    for _ in range(len(data) + 2):  # every edit removes one item: it ends
+        edit = _next_removal(data, event, forms, added, inside.encode("utf-8"))
+        if edit is None:
+            break
+        start, end, text = edit
+        data = data[:start] + text + data[end:]
+    if added == "file" and not scan(data).members:
+        return None
+    return data
+
+
+def _next_removal(
+    data: bytes, event: str, forms: "Collection[Form]", added: "Optional[str]", inside: bytes
+) -> "Optional[Edit]":
+    root = scan(data)
+    hooks = hooks_of(root)
+    style = _Style(data, root)
+    ours = ours_in(hooks, forms)
+    if ours:
+        assert hooks is not None
+        m, g, h = ours[0]
+        name, _, _, groups = hooks.members[m]
+        handlers = groups.items[g].member("hooks")
+        assert handlers is not None
+        if len(handlers.items) > 1:
+            return style.remove(handlers, h)
+        found_there = name == event and added == "group"
+        if len(groups.items) > 1 or found_there:
+            return style.remove(groups, g, inside if found_there else b"")
+        return style.remove(hooks, m, inside if added == "event" else b"")
+    if hooks is not None and not hooks.members and added in ("hooks", "file"):
+        index = [name for name, _, _, _ in root.members].index("hooks")
+        return style.remove(root, index, inside if added == "hooks" else b"")
+    return None
+
+
 def hooks_of(root: Node) -> "Optional[Node]":
     """The root's ``hooks`` object (None when absent); NotStrictJson for a root or hooks of the wrong shape."""
     if root.kind != "object":
@@ -161,11 +229,12 @@ class _Style:
         between = self.data[spans[-2][1] : spans[-1][0]] if len(spans) > 1 else b", "
         return end, end, between + self.render(value, "", key, inline=True)  # a container on one line stays so
 
-    def remove(self, container: Node, index: int) -> "Edit":
-        """The container's item INDEX, with the comma and blanks that joined it to a neighbour."""
+    def remove(self, container: Node, index: int, emptied: bytes = b"") -> "Edit":
+        """The container's item INDEX, with the comma and blanks that joined it to a neighbour; the last one
+        leaves EMPTIED inside the brackets."""
         spans = container.spans()
         if len(spans) == 1:
-            return container.start + 1, container.end - 1, b""
+            return container.start + 1, container.end - 1, emptied
         if index > 0:
             return spans[index - 1][1], spans[index][1], b""
         return spans[0][0], spans[1][0], b""

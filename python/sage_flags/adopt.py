@@ -13,6 +13,7 @@ Everything is checked before anything is written: a file it cannot edit safely (
 a symbolic link, not a regular file, too large, a skill directory that is not ours) is left byte for byte,
 with status 3 and one stderr line. Settings are edited in place (``_settings_edit``: every byte outside our
 handler kept). A second run changes nothing. Writes are the one atomic write (``_io.write_atomically``).
+It keeps a record of what it created (``_adopt_files``, N13), which ``adopt --undo`` (``_adopt_undo``) reads.
 """
 
 import json
@@ -20,11 +21,25 @@ import os
 import re
 import sys
 
-from sage_flags import _io, _settings_edit, _vocab, _vocabulary
+from sage_flags import _adopt_files, _io, _settings_edit, _vocab, _vocabulary
+from sage_flags._adopt_files import (
+    CODEX_HOOKS,
+    FOLDERS,
+    RECORD,
+    RECORD_NAME,
+    REFUSED,
+    SETTINGS,
+    SETTINGS_LIMIT,
+    SKILL_DIR,
+    SKILL_FILE_LIMIT,
+    WRAPPER,
+    Refusal,
+    read_file,
+)
+from sage_flags._adopt_files import safe_path as _safe_path
 from sage_flags._io import OK, UsageError, _write
 from sage_flags._strict_json import NotStrictJson
 from sage_flags.hook_commands import (
-    ADOPTED_WRAPPER,
     CLAUDE_CODE_ARGS,
     CLAUDE_CODE_LAUNCHERS,
     VOCABULARIES_EVER,
@@ -41,15 +56,8 @@ if TYPE_CHECKING:
     # (relative path, content, mode to keep or None for a new file, owner to keep, a new file's mode)
     Write = Tuple[str, bytes, Optional[int], Optional[Tuple[int, int]], int]
 
-REFUSED = 3  # N4: nothing written (D19's status)
-SKILL_DIR = ".claude/skills/flag-parser"
-WRAPPER = ADOPTED_WRAPPER  # SKILL_DIR + "/scripts/sage-flags", named once in hook_commands (K9's template runs it)
-SETTINGS = ".claude/settings.json"
-CODEX_HOOKS = ".codex/hooks.json"
 NO_VERSION_LAYOUT = "1.1-layout"  # N2: the release a project with sage/core/flag_parser/ and no sage/VERSION has
 RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
-SETTINGS_LIMIT = 1 << 20  # N4: a settings or hooks file over 1 MiB is refused, never read on
-SKILL_FILE_LIMIT = 1 << 20  # N7: a skill file adopt compares is read no further than this
 CLAUDE_MATCHER = "^(sage:)?(build|architect)$"  # K3: the workflows' commands, and a Sage plugin's
 HOOK_TIMEOUT = 10
 # N10: the command each Sage release's /build and /architect run to read their flags (no quote, no backslash).
@@ -60,10 +68,6 @@ SAGE_STEPS = {
 }
 # The vocabularies `--vocabulary` may name: every one this build carries (docs/SPEC.md B1).
 VOCABULARIES = _vocab.NAMES
-
-
-class Refusal(Exception):
-    """N4: nothing is written; status 3 and this one line."""
 
 
 def vocabulary_for_release(release: str) -> "Optional[str]":
@@ -151,25 +155,6 @@ def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]"
 # Reading what is there (nothing is written until everything is read and checked)
 
 
-def _safe_path(root: str, rel: str) -> str:
-    """N9: no component of REL below ROOT may be a symbolic link (we never write through a planted link)."""
-    path = root
-    for part in rel.split("/"):
-        path = os.path.join(path, part)
-        if os.path.islink(path):
-            raise Refusal("%s is a symbolic link; not writing through it" % os.path.relpath(path, root))
-    return path
-
-
-def read_file(root: str, rel: str, limit: int) -> "Optional[Tuple[bytes, os.stat_result]]":
-    """N9: look before reading: REL's bytes and stat, None when absent; a link (on the way or at the end), a
-    FIFO, a device, a directory or a file over LIMIT bytes refuses, unread (opened without blocking)."""
-    try:
-        return _io.read_regular_file(_safe_path(root, rel), limit, rel)
-    except _io.UnsafeFile as error:
-        raise Refusal("%s; left untouched" % error) from None
-
-
 def forms_ever_written() -> "FrozenSet[Form]":
     """N5's closed list: (command, args) of every handler adopt or a shipped K9 file has ever written, for
     every vocabulary (and none, where a form has none). A handler is ours when it is exactly one of these."""
@@ -179,20 +164,24 @@ def forms_ever_written() -> "FrozenSet[Form]":
     return frozenset(forms | {(launcher, CLAUDE_CODE_ARGS) for launcher in CLAUDE_CODE_LAUNCHERS})
 
 
-def settings_plan(root: str, rel: str, event: str, group: dict) -> "Optional[Tuple[bytes, Optional[int], object]]":
+def settings_plan(
+    root: str, rel: str, event: str, group: dict
+) -> "Tuple[Optional[Tuple[bytes, Optional[int], object]], Tuple[str, str]]":
     """N4/N5: (the new bytes, the mode to keep, the owner to keep) of REL with our handler, None when REL
-    already holds exactly it; Refusal (nothing written) for a file we cannot edit in place."""
+    already holds exactly it; and what that adds (N13's record); Refusal (nothing written) for a file we
+    cannot edit in place."""
     found = read_file(root, rel, SETTINGS_LIMIT)
     if found is None:
-        return _settings_edit.new_file(event, group), None, None
+        return (_settings_edit.new_file(event, group), None, None), ("file", "")
     data, info = found
     try:
+        added = _settings_edit.what_register_adds(data, event, forms_ever_written())
         updated = _settings_edit.register(data, event, group, forms_ever_written())
     except NotStrictJson as error:
         raise Refusal("%s %s; left untouched" % (rel, error)) from None
     if updated == data:
-        return None
-    return updated, info.st_mode & 0o7777, (info.st_uid, info.st_gid)
+        return None, added
+    return (updated, info.st_mode & 0o7777, (info.st_uid, info.st_gid)), added
 
 
 def _skill_writes(root: str, vocabulary: str, release: str) -> "List[Write]":
@@ -231,7 +220,7 @@ def _only_ours(skill: str, files: "Dict[str, Tuple[bytes, int]]") -> bool:
             rel = name if rel_folder == "." else rel_folder + "/" + name
             if os.path.islink(os.path.join(folder, name)):
                 return False
-            mine = rel in files or any(key.startswith(rel + "/") for key in files)
+            mine = rel in files or rel == RECORD_NAME or any(key.startswith(rel + "/") for key in files)
             if not (mine or (name.startswith(".") and _io.TEMP_MARKER.decode() in name)):
                 return False
     return True
@@ -256,7 +245,9 @@ def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write
     shown = "a Sage 1.1 layout (no sage/VERSION)" if release == NO_VERSION_LAYOUT else "Sage " + release
     lines = ["sage-flags adopt: %s, vocabulary %s" % (shown, vocabulary)]
 
+    created = [folder for folder in FOLDERS if not os.path.lexists(os.path.join(root, folder))]
     writes = _skill_writes(root, vocabulary, release)
+    old_record = _adopt_files.read_record(root)
     lines.append(
         ("  skill: %s/ (%d files written)" % (SKILL_DIR, len(writes)))
         if writes
@@ -267,9 +258,10 @@ def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write
         targets.append((CODEX_HOOKS, "UserPromptSubmit", {}, codex_command(vocabulary)))
     else:
         lines.append("  codex: no .codex/ here, no Codex hook")
+    facts = {}
     for rel, event, head, command in targets:
         group = {**head, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
-        change = settings_plan(root, rel, event, group)
+        change, facts[rel] = settings_plan(root, rel, event, group)
         if change is None:
             lines.append("  hook: %s unchanged (%s)" % (rel, event))
             continue
@@ -277,16 +269,55 @@ def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write
         writes.append((rel, data, mode, owner, 0o666))
         shown = "updated" if mode is not None else "written"
         lines.append("  hook: %s %s (%s, /build and /architect)" % (rel, shown, event))
-    return lines, writes
+    record = _record_write(root, old_record, created, facts, vocabulary, release)
+    if record:
+        lines.append("  record: %s written (what adopt created, for sage-flags adopt --undo)" % RECORD)
+    return lines, record + writes
 
 
-def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str]]":
-    dry_run, vocabulary = False, None
+def _record_write(
+    root: str,
+    old: "Optional[dict]",
+    created: "List[str]",
+    facts: "Dict[str, Tuple[str, str]]",
+    vocabulary: str,
+    release: str,
+) -> "List[Write]":
+    """N13: the record of what adopt created, first (an adopt killed after it leaves a record that claims
+    only what undo removes when it is empty), or nothing when it already says exactly that."""
+    folders = created + (old["created"] if old else [])
+    skill = {rel: data for rel, (data, _) in skill_files(vocabulary, release).items()}
+    data = _adopt_files.record_bytes(folders, _adopt_files.merged_hooks(old, facts), skill)
+    found = read_file(root, RECORD, SKILL_FILE_LIMIT)
+    if found is None:
+        return [(RECORD, data, None, None, 0o666)]
+    if found[0] == data:
+        return []
+    return [(RECORD, data, found[1].st_mode & 0o7777, (found[1].st_uid, found[1].st_gid), 0o666)]
+
+
+class Adopted:
+    """What undo (``_adopt_undo``, which does not import this module) needs of adopt's own knowledge."""
+
+    def __init__(self) -> None:
+        self.forms = forms_ever_written()
+        self.vocabularies = VOCABULARIES
+        self.skill_files = skill_files
+
+    @staticmethod
+    def is_sage_project(root: str) -> bool:
+        return project_release(root) is not None
+
+
+def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
+    dry_run, vocabulary, undo = False, None, False
     rest = list(items)
     while rest:
         item = rest.pop(0)
         if item == b"--dry-run":
             dry_run = True
+        elif item == b"--undo":
+            undo = True
         elif item == b"--vocabulary" or item.startswith(b"--vocabulary="):
             value = item.partition(b"=")[2] if b"=" in item else (rest.pop(0) if rest else None)
             if value is None:
@@ -296,16 +327,22 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str]]":
                 raise UsageError("unknown vocabulary %r (known: %s)" % (name, ", ".join(VOCABULARIES)))
             vocabulary = name
         else:
-            raise UsageError("adopt takes only --dry-run and --vocabulary NAME")
-    return dry_run, vocabulary
+            raise UsageError("adopt takes only --dry-run, --vocabulary NAME and --undo")
+    if undo and vocabulary is not None:
+        raise UsageError("adopt --undo takes only --dry-run (it removes what adopt wrote, for any vocabulary)")
+    return dry_run, vocabulary, undo
 
 
 def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
     """N1: NAMED is the vocabulary the call named before `adopt` (B2); adopt's own --vocabulary wins over it, and
-    with neither the project's release decides (N2)."""
-    dry_run, vocabulary = _options(items)
+    with neither the project's release decides (N2). --undo (N13) takes no vocabulary: it removes any."""
+    dry_run, vocabulary, undo = _options(items)
     vocabulary = vocabulary or named
     root = os.getcwd()
+    if undo:
+        from sage_flags import _adopt_undo
+
+        return _adopt_undo.run_undo(root, dry_run, Adopted())
     try:
         lines, writes = plan(root, vocabulary)
     except Refusal as refusal:
@@ -315,7 +352,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
         lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
         lines.append("  (dry run: nothing written)")
     else:
-        rels = [SETTINGS, CODEX_HOOKS] + [SKILL_DIR + "/" + rel for rel in sorted(skill_files("sage-1.1", ""))]
+        rels = [SETTINGS, CODEX_HOOKS, RECORD] + [SKILL_DIR + "/" + rel for rel in sorted(skill_files("sage-1.1", ""))]
         for rel in rels:  # N9: what a killed adopt left, whether or not this run writes that file
             _io.remove_stale_temp_files(os.fsencode(os.path.join(root, rel)))
         try:

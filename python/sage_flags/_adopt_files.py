@@ -1,0 +1,104 @@
+"""Where ``sage-flags adopt`` keeps its files, how it reads them (docs/SPEC.md N9), and the record it keeps of
+what it created, which ``adopt --undo`` reads (N13). Shared by adopt and its undo; no subcommand here.
+"""
+
+import hashlib
+import json
+import os
+
+from sage_flags import _io
+from sage_flags.hook_commands import ADOPTED_WRAPPER
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Iterable, Optional, Tuple
+
+REFUSED = 3  # N4: nothing written (D19's status)
+SKILL_DIR = ".claude/skills/flag-parser"
+WRAPPER = ADOPTED_WRAPPER  # SKILL_DIR + "/scripts/sage-flags", named once in hook_commands (K9's template runs it)
+SETTINGS = ".claude/settings.json"
+CODEX_HOOKS = ".codex/hooks.json"
+EVENTS = {SETTINGS: "UserPromptExpansion", CODEX_HOOKS: "UserPromptSubmit"}  # N5: where our handler goes
+SETTINGS_LIMIT = 1 << 20  # N4: a settings or hooks file over 1 MiB is refused, never read on
+SKILL_FILE_LIMIT = 1 << 20  # N7: a skill file adopt compares is read no further than this
+RECORD_NAME = ".adopted.json"  # N13: in the skill folder, beside what it describes
+RECORD = SKILL_DIR + "/" + RECORD_NAME
+FOLDERS = (".claude", ".claude/skills")  # the folders above the skill that adopt may create
+_ADDED = ("handler", "group", "event", "hooks", "file")  # _settings_edit.ADDED (kept a leaf: no import of it)
+
+
+class Refusal(Exception):
+    """N4: nothing is written; status 3 and this one line."""
+
+
+def safe_path(root: str, rel: str) -> str:
+    """N9: no component of REL below ROOT may be a symbolic link (we never write through a planted link)."""
+    path = root
+    for part in rel.split("/"):
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            raise Refusal("%s is a symbolic link; not writing through it" % os.path.relpath(path, root))
+    return path
+
+
+def read_file(root: str, rel: str, limit: int) -> "Optional[Tuple[bytes, os.stat_result]]":
+    """N9: look before reading: REL's bytes and stat, None when absent; a link (on the way or at the end), a
+    FIFO, a device, a directory or a file over LIMIT bytes refuses, unread (opened without blocking)."""
+    try:
+        return _io.read_regular_file(safe_path(root, rel), limit, rel)
+    except _io.UnsafeFile as error:
+        raise Refusal("%s; left untouched" % error) from None
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The record (N13): {"created": [folders], "hooks": {file: {"added": ..., "inside": ...}}, "skill": {rel: sha256}}
+
+
+def read_record(root: str) -> "Optional[dict]":
+    """The record, None when there is none; Refusal for one adopt did not write (nothing is guessed)."""
+    found = read_file(root, RECORD, SKILL_FILE_LIMIT)
+    if found is None:
+        return None
+    try:
+        record = json.loads(found[0].decode("utf-8"))
+        folders, hooks, skill = record["created"], record["hooks"], record["skill"]
+        assert isinstance(folders, list) and set(folders) <= set(FOLDERS)
+        assert isinstance(hooks, dict) and set(hooks) <= set(EVENTS)
+        for fact in hooks.values():
+            assert fact["added"] in _ADDED and isinstance(fact.get("inside", ""), str)
+            assert not fact.get("inside", "").strip(" \t\r\n")
+        assert isinstance(skill, dict) and all(isinstance(v, str) for v in skill.values())
+        assert all(isinstance(k, str) and ".." not in k.split("/") and not k.startswith("/") for k in skill)
+    except (ValueError, KeyError, TypeError, AssertionError, AttributeError):
+        raise Refusal(
+            "%s is not a record sage-flags adopt wrote; left untouched (delete it to go on)" % RECORD
+        ) from None
+    return record
+
+
+def record_bytes(folders: "Iterable[str]", hooks: "Dict[str, Dict[str, str]]", skill: "Dict[str, bytes]") -> bytes:
+    record = {
+        "about": "what sage-flags adopt created here; sage-flags adopt --undo reads it to remove exactly that",
+        "created": sorted(set(folders)),
+        "hooks": hooks,
+        "skill": {rel: digest(data) for rel, data in sorted(skill.items())},
+    }
+    return record_as(record)
+
+
+def record_as(record: dict) -> bytes:
+    return (json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def merged_hooks(old: "Optional[dict]", new: "Dict[str, Tuple[str, str]]") -> "Dict[str, Dict[str, str]]":
+    """Per file, the most adopt ever added there (this run's on a tie: the file as it was just before it)."""
+    facts = dict(old["hooks"]) if old else {}
+    for rel, (added, inside) in new.items():
+        before = facts.get(rel)
+        if before is None or _ADDED.index(added) >= _ADDED.index(before["added"]):
+            facts[rel] = {"added": added, **({"inside": inside} if inside else {})}
+    return facts
