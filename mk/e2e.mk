@@ -39,7 +39,7 @@ E2E_CODEX = $$(test -f $(E2E_CODEX_VENV)/.installed && \
 # `sage update`, an upgrade and back, Sage's gates with the bundle, and whole turns through the CLI against a
 # local stand-in for the Messages API. Where ../shared/sage/ is missing it skips, naming it (CI=true: fails).
 E2E_TESTS ?= tests/e2e/test_claude_code.py tests/e2e/test_codex.py tests/e2e/test_adopt_sage.py \
-  tests/e2e/test_sage_claude_code.py  # `make e2e E2E_TESTS=...` runs fewer
+  tests/e2e/test_sage_claude_code.py tests/e2e/test_adopt_undo_sage.py  # `make e2e E2E_TESTS=...` runs fewer
 
 e2e: $(E2E_VENV)/.installed $(E2E_CODEX_VENV)/.installed $(BUNDLE) $(NATIVE_EXE) $(VENV)/.installed  ## the hooks, the skill and adopt through the real Claude Code and Codex CLIs, offline
 	SAGE_FLAGS_E2E_CLAUDE="$(E2E_CLAUDE)" SAGE_FLAGS_E2E_CODEX="$(E2E_CODEX)" \

@@ -1,4 +1,4 @@
-"""``sage-flags adopt [--dry-run] [--vocabulary NAME]``: take sage-flags into the Sage project here (SPEC section 19).
+"""``sage-flags adopt [--dry-run] [--vocabulary NAME | --undo]``: sage-flags into the Sage project here (SPEC 19).
 
 Run at the root of a Sage project. It finds the project's Sage release (``sage/VERSION``; a Sage 1.1 layout has
 ``sage/core/flag_parser/`` and no VERSION) and so its vocabulary, then writes, under ``.claude/`` only (never

@@ -39,7 +39,7 @@ usage: sage-flags parse ARGUMENTS... [--config-path PATH]
        sage-flags resume MANIFEST ARGUMENTS... [--config-path PATH]
        sage-flags resume MANIFEST [--config-path PATH] --stdin  < ARGUMENTS
        sage-flags hook claude-code|codex [--config-path PATH] [--workflow NAME]...  < one hook event
-       sage-flags adopt [--dry-run] [--vocabulary NAME]   (at a Sage project's root)
+       sage-flags adopt [--dry-run] [--vocabulary NAME | --undo]   (at a Sage project's root)
        sage-flags --help | help | --version
        sage-flags --vocabulary NAME SUBCOMMAND ...   (before the subcommand only; or
                   SAGE_FLAGS_VOCABULARY=NAME; none: sage-1.1; --version lists the names)
