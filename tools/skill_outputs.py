@@ -13,8 +13,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import List
+
+# generate.py runs the blocks in threads. A program file written while another thread forks is held open for
+# writing by that child until it execs, and running the program then fails with ETXTBSY ("Text file busy"):
+# writing a program and starting a process never overlap.
+_WRITE_OR_SPAWN = threading.Lock()
 
 
 def console_outputs(render, text: str, root: Path, vocabulary: str, where: str) -> List[List[object]]:
@@ -34,8 +40,9 @@ def console_outputs(render, text: str, root: Path, vocabulary: str, where: str) 
                 workdir = Path(scratch) / str(number)
                 program = workdir / render.PROGRAM
                 program.parent.mkdir(parents=True)
-                program.write_text('#!/bin/sh\nexec "$SAGE_FLAGS_PYTHON" -m sage_flags "$@"\n', encoding="utf-8")
-                program.chmod(0o755)
+                with _WRITE_OR_SPAWN:
+                    program.write_text('#!/bin/sh\nexec "$SAGE_FLAGS_PYTHON" -m sage_flags "$@"\n', encoding="utf-8")
+                    program.chmod(0o755)
             elif kind == "file":
                 path, lines = what
                 (workdir / path).parent.mkdir(parents=True, exist_ok=True)
@@ -43,14 +50,18 @@ def console_outputs(render, text: str, root: Path, vocabulary: str, where: str) 
             else:
                 quiet = render.QUIET in what.split("\n", 1)[0]
                 script = what.replace(render.QUIET, "", 1) if quiet else what  # its one stderr line is checked
-                done = subprocess.run(
-                    ["bash", "--norc", "--noprofile", "-c", script + "\n"],
-                    capture_output=True,
-                    stdin=subprocess.DEVNULL,
-                    cwd=workdir,
-                    env=env,
-                    timeout=60,
-                )
+                with _WRITE_OR_SPAWN:  # Popen returns once the child has exec'd: no write fd of ours is held
+                    child = subprocess.Popen(
+                        ["bash", "--norc", "--noprofile", "-c", script + "\n"],
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        stdin=subprocess.DEVNULL,
+                        cwd=workdir,
+                        env=env,
+                    )
+                with child:
+                    out, err = child.communicate(timeout=60)
+                done = subprocess.CompletedProcess(child.args, child.returncode, out, err)
                 stdout = done.stdout.decode("utf-8")
                 one_line = done.stderr.endswith(b"\n") and done.stderr.count(b"\n") == 1
                 whole_lines = stdout == "" or stdout.endswith("\n")
