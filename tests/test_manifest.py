@@ -43,7 +43,7 @@ from artifacts import clean_env, fresh_venv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from process_trace import process_calls
-from sage_flags import manifest, reference
+from sage_flags import _flag_values, _frontmatter, manifest, reference
 from sage_flags._vocabulary import vocabulary
 
 from parity import vectors, yaml_oracle
@@ -180,7 +180,7 @@ def test_fuzz_persist_then_resume_agree_everywhere(
         assert restored["notes"] == []
     assert len(set(resumes.values())) == 1, resumes
     # Persisting what resume restored changes nothing (in-process, in addition to the layers above).
-    assert manifest.updated_manifest(after, manifest.contract_values(resumes[layer.name][1])[0]) == after
+    assert _flag_values.updated_manifest(after, _flag_values.contract_values(resumes[layer.name][1])[0]) == after
     # Persist after persist: the resume line with flags goes back in, identically everywhere, YAML-checked.
     second = resumes[layer.name][3]
     if resumes[layer.name][2] == 0:
@@ -220,7 +220,7 @@ def test_fuzz_every_layer_accepts_the_same_lines(line: bytes, tmp_path_factory: 
     outcomes = persist_everywhere(b"---\nflags:\n  autonomous: true\n---\n", line, workdir)
     assert len(set(outcomes.values())) == 1, outcomes
     status = next(iter(outcomes.values()))[0]
-    assert status == (2 if manifest.contract_values(line) is None else 1 if b'"error": null' not in line else 0)
+    assert status == (2 if _flag_values.contract_values(line) is None else 1 if b'"error": null' not in line else 0)
 
 
 # --------------------------------------------------------------- concurrency
@@ -547,22 +547,22 @@ def test_fuzz_yaml_oracle_in_process(before: Optional[bytes], args: List[str], r
     """The oracle on many more manifests than the layers can run (the layers give the reference's bytes:
     test_fuzz_persist_then_resume_agree_everywhere): persist, resume, persist again."""
     line = parse_line([*args, "goal"])
-    values, has_error = manifest.contract_values(line)
+    values, has_error = _flag_values.contract_values(line)
     if has_error:
         return
     try:
-        after = manifest.updated_manifest(before, values)
+        after = _flag_values.updated_manifest(before, values)
         status = 0
-    except manifest.UnsafeManifest:
+    except _frontmatter.UnsafeManifest:
         after, status = before, 3
     counts = [yaml_oracle.check_persist(before, line, status, after)]
     if status == 0:
         result = reference.parse(" ".join(resume_args))
-        resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(after))) + "\n"
+        resumed = _flag_values._render(_flag_values.resume_fields(result, _flag_values.recorded_values(after))) + "\n"
         counts.append(yaml_oracle.check_resume(after, resumed.encode("utf-8")))
     if before is not None:  # resume on the generated manifest itself, whatever persist made of it
         result = reference.parse(" ".join(resume_args))
-        resumed = manifest._render(manifest.resume_fields(result, manifest.recorded_values(before))) + "\n"
+        resumed = _flag_values._render(_flag_values.resume_fields(result, _flag_values.recorded_values(before))) + "\n"
         counts.append(yaml_oracle.check_resume(before, resumed.encode("utf-8")))
 
 
@@ -616,12 +616,12 @@ def test_values_are_read_as_yaml_reads_them(token: str) -> None:
     the int PyYAML reads (the value modes' numbers, in the vocabularies that have them)."""
     before = b"---\nflags:\n  quality_locked: " + token.encode() + b"\n---\n"
     held = yaml_oracle.load(yaml_oracle.split(before)[0])["flags"]["quality_locked"]
-    fields = manifest.resume_fields(reference.parse("go"), manifest.recorded_values(before))
-    resumed = (manifest._render(fields) + "\n").encode()
+    fields = _flag_values.resume_fields(reference.parse("go"), _flag_values.recorded_values(before))
+    resumed = (_flag_values._render(fields) + "\n").encode()
     restored = json.loads(resumed)["quality_locked_source"] == "manifest"
     assert restored == (type(held) is bool)
     assert yaml_oracle.check_resume(before, resumed) == restored
-    assert manifest._yaml_int(token.encode()) == (held if type(held) is int else None)
+    assert _flag_values._yaml_int(token.encode()) == (held if type(held) is int else None)
 
 
 @pytest.mark.parametrize("layer", fuzz_layers("persist"), ids=lambda layer: layer.name)

@@ -23,6 +23,8 @@ SETTINGS_LIMIT = 1 << 20  # N4: a settings or hooks file over 1 MiB is refused, 
 SKILL_FILE_LIMIT = 1 << 20  # N7: a skill file adopt compares is read no further than this
 RECORD_NAME = ".adopted.json"  # N13: in the skill folder, beside what it describes
 RECORD = SKILL_DIR + "/" + RECORD_NAME
+# The folders adopt writes in (the skill folder with all below it): where a killed adopt's temp files are.
+STALE_TEMP_FOLDERS = (".claude", ".codex", SKILL_DIR)
 FOLDERS = (".claude", ".claude/skills")  # the folders above the skill that adopt may create
 _ADDED = ("handler", "group", "event", "hooks", "file")  # _settings_edit.ADDED (kept a leaf: no import of it)
 

@@ -23,6 +23,7 @@ from sage_flags._adopt_files import (
     SETTINGS_LIMIT,
     SKILL_DIR,
     SKILL_FILE_LIMIT,
+    STALE_TEMP_FOLDERS,
     Refusal,
     read_file,
 )
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 
     # ("write", rel, bytes, mode, owner) | ("unlink", rel) | ("rmdir", rel), in the order they are done
     Action = Tuple[object, ...]
-
-_MARKER = _io.TEMP_MARKER.decode("ascii")
 
 
 def plan_undo(root: str, adopted: "Adopted") -> "Tuple[List[str], List[Action]]":
@@ -148,8 +147,10 @@ def _skill_contents(root: str, expected: "Dict[str, str]") -> "Tuple[List[str], 
                 continue
             if not stat.S_ISREG(info.st_mode):
                 return files, folders, "%s is not a regular file" % rel
-            if _MARKER in name and name.startswith("."):
-                files.append(SKILL_DIR + "/" + rel)  # a dead adopt's temp file (a live one: the rmdir says so)
+            if _io.temp_writer_pid(os.fsencode(name)) is not None:  # P6: a dead writer's goes, a live one's stays
+                if _io.temp_writer_is_live(os.fsencode(os.path.join(folder, name))):
+                    return files, folders, "%s is being written (a sage-flags still running)" % rel
+                files.append(SKILL_DIR + "/" + rel)
                 continue
             if rel not in expected:
                 return files, folders, "%s is not a file adopt wrote" % rel
@@ -166,6 +167,9 @@ def _skill_contents(root: str, expected: "Dict[str, str]") -> "Tuple[List[str], 
 
 
 def run_undo(root: str, dry_run: bool, adopted: "Adopted") -> int:
+    if not dry_run:
+        for folder in STALE_TEMP_FOLDERS:  # P6, P6.1: a killed adopt's temp files, so that its folders can go
+            _io.remove_stale_temp_files_in(os.fsencode(os.path.join(root, folder)), folder == SKILL_DIR)
     try:
         lines, actions = plan_undo(root, adopted)
     except Refusal as refusal:

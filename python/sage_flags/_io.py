@@ -118,6 +118,28 @@ def read_stdin_arguments() -> bytes:
     return data
 
 
+def read_one_line(limit: int) -> bytes:
+    """P1: all of stdin, or enough of it to know it is not one line (no hang on endless input): never more
+    than ``limit`` + 1 bytes; a closed stdin is no bytes."""
+    chunks: "List[bytes]" = []
+    seen_newline = False
+    total = 0
+    while total <= limit:
+        try:
+            chunk = os.read(0, 1 << 16)
+        except OSError:  # stdin closed: no line
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        newline = chunk.find(b"\n")
+        if b"\0" in chunk or (newline >= 0 and (seen_newline or newline != len(chunk) - 1)):
+            break
+        seen_newline = seen_newline or newline >= 0
+    return b"".join(chunks)
+
+
 def read_arguments(items: "Sequence[bytes]") -> "Tuple[bytes, Optional[bytes]]":
     """C1-C3 and I1: ARGUMENTS as bytes (operands joined, or standard input), and the config path."""
     operands, config_path, from_stdin = _scan(items, True)
@@ -200,18 +222,44 @@ def current_umask() -> int:
     return mask
 
 
+# Adopt's temp files before issue 42 (tempfile.mkstemp(prefix=".sage-flags-")): no pid in the name.
+_OLD_TEMP_PREFIX = b".sage-flags-"
+_OLD_TEMP_LETTERS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")  # mkstemp's 8 random characters
+
+
+def temp_writer_pid(name: bytes) -> "Optional[bytes]":
+    """The writer's pid in a temp file's name ``.<target>.sage-flags-tmp.<pid>``; None for any other name."""
+    base, marker, pid_text = name.rpartition(TEMP_MARKER)
+    if not (marker and base.startswith(b".") and len(base) > 1 and pid_text.isdigit()):
+        return None
+    return pid_text
+
+
+def is_temp_name(name: bytes) -> bool:
+    """Whether ``name`` is one of our temp files' names, either naming (P6, P6.1)."""
+    return temp_writer_pid(name) is not None or _is_old_temp_name(name)
+
+
+def _is_old_temp_name(name: bytes) -> bool:
+    rest = name[len(_OLD_TEMP_PREFIX) :]
+    return name.startswith(_OLD_TEMP_PREFIX) and len(rest) == 8 and set(rest) <= _OLD_TEMP_LETTERS
+
+
 def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
     """Whether the writer that left this temp file is gone, never touching another process.
 
-    POSIX: the file is ours (same user) and its writer's pid is not alive (signal 0 tests, sends nothing).
+    POSIX: the file is ours (same user; as root, also its target's owner, given back to them) and its writer's
+    pid is not alive (signal 0 tests, sends nothing).
     Elsewhere (Windows) signal 0 is CTRL_C_EVENT and files have no owner uid: a temp file is stale once it
     is STALE_TEMP_SECONDS old (a writer holds its temp file for milliseconds).
     """
-    info = os.stat(path)
+    info = os.lstat(path)
+    if not stat.S_ISREG(info.st_mode):
+        return False  # never ours to remove (a planted link, a folder)
     geteuid = getattr(os, "geteuid", None)
     if os.name != "posix" or geteuid is None:
         return time.time() - info.st_mtime > STALE_TEMP_SECONDS
-    if info.st_uid != geteuid():
+    if info.st_uid != geteuid() and not (geteuid() == 0 and _given_back(path, info)):
         return False
     try:
         os.kill(int(pid_text), 0)
@@ -220,6 +268,61 @@ def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
     except (OSError, OverflowError, ValueError):
         return True
     return False
+
+
+def _given_back(path: bytes, info: os.stat_result) -> bool:
+    """Whether a temp file carries its target's owner: root gave a person's file back to them (P6)."""
+    directory, name = os.path.split(path)
+    target = os.path.join(directory, name[1:].rpartition(TEMP_MARKER)[0])
+    try:
+        return os.lstat(target).st_uid == info.st_uid
+    except OSError:
+        return False
+
+
+def temp_writer_is_live(path: bytes) -> bool:
+    """Whether the temp file at ``path`` may still be written by a live writer (then it is kept: P6)."""
+    pid_text = temp_writer_pid(os.path.basename(path))
+    try:
+        return pid_text is None or not _writer_is_gone(path, pid_text)
+    except OSError:
+        return False  # gone meanwhile
+
+
+def _open_anywhere(info: os.stat_result) -> bool:
+    """Whether a process we can see holds this file open (Linux /proc); True where that cannot be known."""
+    proc = b"/proc"
+    if not os.path.isdir(b"/proc/self/fd"):
+        return True
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
+            continue
+        fd_dir = os.path.join(proc, pid, b"fd")
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:  # gone, or not ours to see (then it cannot open our 0600 temp file either)
+            continue
+        for fd in fds:
+            try:
+                held = os.stat(os.path.join(fd_dir, fd))
+            except OSError:
+                continue
+            if (held.st_dev, held.st_ino) == (info.st_dev, info.st_ino):
+                return True
+    return False
+
+
+def _old_writer_is_gone(path: bytes) -> bool:
+    """P6.1: an old-named adopt temp file (``.sage-flags-XXXXXXXX``) is provably a dead writer's when it is a
+    regular file of ours, STALE_TEMP_SECONDS old, and no process holds it open (Linux /proc: the old adopt
+    held it open while writing and renamed it at once after). Elsewhere it is kept (docs/SPEC.md P6.1)."""
+    if not _is_old_temp_name(os.path.basename(path)):
+        return False
+    geteuid = getattr(os, "geteuid", None)
+    info = os.lstat(path)
+    if geteuid is None or not stat.S_ISREG(info.st_mode) or info.st_uid != geteuid():
+        return False
+    return time.time() - info.st_mtime > STALE_TEMP_SECONDS and not _open_anywhere(info)
 
 
 def remove_stale_temp_files(path: bytes) -> None:
@@ -238,6 +341,30 @@ def remove_stale_temp_files(path: bytes) -> None:
         try:
             if _writer_is_gone(temp, pid_text):
                 os.unlink(temp)
+        except OSError:  # gone meanwhile, or (Windows) still open in its writer
+            pass
+
+
+def remove_stale_temp_files_in(directory: bytes, recursive: bool = False) -> None:
+    """P6, P6.1: every dead writer's temp file in ``directory`` (and below it when ``recursive``; a link to a
+    folder is never entered), whatever file it was for: ours by name and owner, and its writer gone. Old-named
+    adopt temp files too (``_old_writer_is_gone``). A live writer's are kept."""
+    try:
+        if stat.S_ISLNK(os.lstat(directory).st_mode):
+            return
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(directory, name)
+        pid_text = temp_writer_pid(name)
+        try:
+            if pid_text is not None and _writer_is_gone(path, pid_text):
+                os.unlink(path)
+            elif _is_old_temp_name(name) and _old_writer_is_gone(path):
+                os.unlink(path)
+            elif recursive and stat.S_ISDIR(os.lstat(path).st_mode):
+                remove_stale_temp_files_in(path, recursive)
         except OSError:  # gone meanwhile, or (Windows) still open in its writer
             pass
 

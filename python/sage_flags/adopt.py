@@ -32,6 +32,7 @@ from sage_flags._adopt_files import (
     SETTINGS_LIMIT,
     SKILL_DIR,
     SKILL_FILE_LIMIT,
+    STALE_TEMP_FOLDERS,
     WRAPPER,
     Refusal,
     read_file,
@@ -221,7 +222,7 @@ def _only_ours(skill: str, files: "Dict[str, Tuple[bytes, int]]") -> bool:
             if os.path.islink(os.path.join(folder, name)):
                 return False
             mine = rel in files or rel == RECORD_NAME or any(key.startswith(rel + "/") for key in files)
-            if not (mine or (name.startswith(".") and _io.TEMP_MARKER.decode() in name)):
+            if not (mine or _io.is_temp_name(os.fsencode(name))):
                 return False
     return True
 
@@ -352,9 +353,8 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
         lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
         lines.append("  (dry run: nothing written)")
     else:
-        rels = [SETTINGS, CODEX_HOOKS, RECORD] + [SKILL_DIR + "/" + rel for rel in sorted(skill_files("sage-1.1", ""))]
-        for rel in rels:  # N9: what a killed adopt left, whether or not this run writes that file
-            _io.remove_stale_temp_files(os.fsencode(os.path.join(root, rel)))
+        for folder in STALE_TEMP_FOLDERS:  # N9, P6.1: what a killed adopt left, whether or not this run writes there
+            _io.remove_stale_temp_files_in(os.fsencode(os.path.join(root, folder)), folder == SKILL_DIR)
         try:
             for rel, data, mode, owner, new_mode in writes:
                 path = os.path.join(root, rel)

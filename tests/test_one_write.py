@@ -1,0 +1,171 @@
+"""The one atomic write (docs/SPEC.md P6, P6.1, N9; issue 42) through the real entry, `sage-flags adopt` as a
+process: an adopt killed mid-write (SIGKILL at each of its renames, injected by strace: no hook in the code)
+leaves no temporary file after the next run, which keeps a person's owner, group and mode and honours the umask;
+a later run removes only a dead writer's temp files (a live writer's are kept), in every folder adopt writes,
+old-named ones (`.sage-flags-XXXXXXXX`, before issue 42) only when provably ours and dead."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+from sage_flags._adopt_files import SETTINGS, SKILL_DIR
+
+SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
+STRACE = shutil.which("strace")
+RENAMES = "rename,renameat,renameat2"
+WRITES_OF_ONE_ADOPT = 8  # the record, 5 references and scripts, SKILL.md, settings.json: one rename each
+AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+USERS_SETTINGS = b'{"env": {"A": "1"}}\n'
+needs_strace = pytest.mark.skipif(STRACE is None, reason="strace injects the SIGKILL at the rename")
+
+
+def run(root: Path, *args: str, umask: int = 0o077, kill_at: Optional[int] = None) -> subprocess.CompletedProcess:
+    """`sage-flags adopt ARGS` in ROOT under UMASK; KILL_AT: SIGKILL at its KILL_AT-th rename (strace)."""
+    argv = [str(SAGE_FLAGS), "adopt", *args]
+    if kill_at is not None:
+        argv = [STRACE, "-f", "-o", os.devnull, "-e", "trace=" + RENAMES, "-e"]
+        argv += ["inject=%s:signal=KILL:when=%d" % (RENAMES, kill_at), str(SAGE_FLAGS), "adopt", *args]
+    return subprocess.run(argv, cwd=root, capture_output=True, timeout=60, preexec_fn=lambda: os.umask(umask))
+
+
+def sage_project(tmp_path: Path, settings: bool) -> Path:
+    root = tmp_path / "proj"
+    (root / "sage/core").mkdir(parents=True)
+    (root / "sage/VERSION").write_text("1.3.21\n")
+    if settings:  # a person's settings, their own owner and group (where we are root), mode 0660
+        (root / ".claude").mkdir()
+        (root / SETTINGS).write_bytes(USERS_SETTINGS)
+        os.chmod(root / SETTINGS, 0o660)
+        if AS_ROOT:
+            os.chown(root / SETTINGS, 4321, 4322)
+    return root
+
+
+def temp_files(root: Path) -> List[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if ".sage-flags-" in p.name)
+
+
+def tree(root: Path) -> Dict[str, object]:
+    return {p.relative_to(root).as_posix(): p.is_dir() or p.read_bytes() for p in sorted(root.rglob("*"))}
+
+
+def dead_pid() -> int:
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    return done.pid
+
+
+@needs_strace
+@pytest.mark.parametrize("kill_at", range(1, WRITES_OF_ONE_ADOPT + 1))
+def test_an_adopt_killed_at_a_rename_is_finished_by_the_next_run(tmp_path, kill_at):
+    """The next adopt leaves no temp file, the person's settings keep owner, group and 0660, every new file and
+    folder honours umask 077 (nothing for group or others)."""
+    root = sage_project(tmp_path, settings=True)
+    owner = (root / SETTINGS).stat()
+    killed = run(root, kill_at=kill_at)
+    assert killed.returncode == -9 or killed.returncode == 137, killed
+    assert temp_files(root), "the kill left no temp file: this kill point proves nothing"
+    assert (root / SETTINGS).read_bytes() == USERS_SETTINGS
+    done = run(root)
+    assert done.returncode == 0, done.stderr
+    assert temp_files(root) == []
+    info = (root / SETTINGS).stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (owner.st_uid, owner.st_gid, 0o660)
+    assert b"UserPromptExpansion" in (root / SETTINGS).read_bytes()
+    for path in (root / SKILL_DIR).rglob("*"):
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+    assert stat.S_IMODE((root / SKILL_DIR / "SKILL.md").stat().st_mode) == 0o600
+
+
+@needs_strace
+@pytest.mark.parametrize("kill_at", range(1, WRITES_OF_ONE_ADOPT + 1))
+def test_an_adopt_killed_at_a_rename_is_undone_whole(tmp_path, kill_at):
+    """adopt --undo after a killed adopt: no temp file, and every folder adopt created is gone (a dead writer's
+    temp file in .claude/ kept it before)."""
+    root = sage_project(tmp_path, settings=False)
+    before = tree(root)
+    assert run(root, kill_at=kill_at).returncode in (-9, 137)
+    assert temp_files(root), "the kill left no temp file: this kill point proves nothing"
+    undone = run(root, "--undo")
+    assert undone.returncode == 0, undone.stderr
+    assert temp_files(root) == []
+    if kill_at > 1:  # killed at the first rename, the record's, adopt left no record of the folders it made
+        assert tree(root) == before, undone.stdout
+
+
+def test_a_dead_writers_temp_files_go_a_live_writers_stay(tmp_path):
+    """Planted temp files of a dead and of a live writer, in every folder adopt writes, for files this adopt
+    writes and for one it does not (another release's, or a killed writer's of the runtime copy): adopt removes
+    the dead writer's and keeps the live one's; undo keeps the skill folder while a writer is live in it."""
+    root = sage_project(tmp_path, settings=True)
+    assert run(root).returncode == 0
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        dead = dead_pid()
+        folders = [".claude", SKILL_DIR, SKILL_DIR + "/references", SKILL_DIR + "/scripts"]
+        names = ["settings.json", "SKILL.md", "examples.md", "gone-since.md", "sage-flags"]
+        planted = {}
+        for folder in folders:
+            for name in names:
+                for pid, alive in ((dead, False), (live.pid, True)):
+                    rel = "%s/.%s.sage-flags-tmp.%d" % (folder, name, pid)
+                    (root / rel).write_bytes(b"half")
+                    planted[rel] = alive
+        assert run(root).returncode == 0
+        assert temp_files(root) == sorted(rel for rel, alive in planted.items() if alive)
+        undone = run(root, "--undo")
+        assert undone.returncode == 0, undone.stderr
+        assert b"being written" in undone.stdout, undone.stdout
+        assert all((root / rel).read_bytes() == b"half" for rel, alive in planted.items() if alive)
+        assert (root / SKILL_DIR / "SKILL.md").exists()
+    finally:
+        live.kill()
+        live.wait()
+    again = run(root, "--undo")
+    assert again.returncode == 0 and temp_files(root) == [], again
+    assert not (root / SKILL_DIR).exists() and (root / SETTINGS).read_bytes() == USERS_SETTINGS
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="P6.1: an old-named temp file is kept without /proc")
+def test_old_named_temp_files_go_only_when_ours_and_dead(tmp_path):
+    """P6.1: `.sage-flags-XXXXXXXX` (adopt's mkstemp names before issue 42, no pid in them) is removed when it
+    is a regular file of ours, older than a writer holds one, and no process has it open; a fresh one, one held
+    open, one of another user and a name of another shape are kept."""
+    root = sage_project(tmp_path, settings=True)
+    (root / SKILL_DIR / "references").mkdir(parents=True)
+    old = time.time() - 3600
+    gone = [
+        ".claude/.sage-flags-k3j9x0a_",
+        SKILL_DIR + "/.sage-flags-abcdefgh",
+        SKILL_DIR + "/references/.sage-flags-0a1b2c3d",
+    ]
+    kept = [".claude/.sage-flags-fresh123", ".claude/.sage-flags-held1234", ".claude/.sage-flags-notes.md"]
+    for rel in gone + kept:
+        (root / rel).write_bytes(b"half")
+        if rel != ".claude/.sage-flags-fresh123":
+            os.utime(root / rel, (old, old))
+    if AS_ROOT:
+        kept.append(".claude/.sage-flags-theirs12")
+        (root / kept[-1]).write_bytes(b"half")
+        os.chown(root / kept[-1], 4321, 4321)
+        os.utime(root / kept[-1], (old, old))
+    code = "import sys, time; f = open(sys.argv[1], 'rb'); print('open', flush=True); time.sleep(120)"
+    holder = subprocess.Popen([sys.executable, "-c", code, str(root / kept[1])], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"open\n"
+        done = run(root)
+        assert done.returncode == 0, done.stderr
+        assert temp_files(root) == sorted(kept)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run(root).returncode == 0
+    assert temp_files(root) == sorted(rel for rel in kept if rel != ".claude/.sage-flags-held1234")
