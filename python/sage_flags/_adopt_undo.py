@@ -147,7 +147,7 @@ def _skill_contents(root: str, expected: "Dict[str, str]") -> "Tuple[List[str], 
                 continue
             if not stat.S_ISREG(info.st_mode):
                 return files, folders, "%s is not a regular file" % rel
-            if _io.temp_writer_pid(os.fsencode(name)) is not None:  # P6: a dead writer's goes, a live one's stays
+            if _io.is_temp_name(os.fsencode(name)):  # P6, P6.1: a dead writer's goes, a live one's stays
                 if _io.temp_writer_is_live(os.fsencode(os.path.join(folder, name))):
                     return files, folders, "%s is being written (a sage-flags still running)" % rel
                 files.append(SKILL_DIR + "/" + rel)

@@ -388,3 +388,20 @@ def recorded_tokens(data: bytes, keys: "Sequence[bytes]") -> "Dict[bytes, bytes]
     """R1: each of ``keys`` that has an entry in the ``flags:`` block -> its last entry's value token (b"" when
     that is not one plain value). UnsafeManifest as for ``edit``: resume then restores nothing (R2)."""
     return Frontmatter(data, keys).recorded
+
+
+def frontmatter_end(data: bytes) -> "Optional[int]":
+    """P10: where what resume reads of a manifest ends in ``data``, its first bytes: after the front matter's
+    closing fence line, or after the first line when there is no front matter; None while that line is not
+    in ``data``."""
+    start = 0
+    newline = data.find(b"\n")
+    while newline >= 0:
+        line = data[start : newline + 1]
+        if start == 0 and line.startswith(BOM):
+            line = line[len(BOM) :]
+        if (start == 0) != _is_fence(_content(line)):  # no frontmatter, or its closing line
+            return newline + 1
+        start = newline + 1
+        newline = data.find(b"\n", start)
+    return None

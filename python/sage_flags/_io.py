@@ -168,12 +168,12 @@ _READ_FLAGS = (
 )
 
 
-def read_regular_file(path: "Union[str, bytes]", limit: int, name: str) -> "Optional[Tuple[bytes, os.stat_result]]":
-    """(bytes, stat) of the regular file at ``path`` itself, None when nothing is there. Looks before reading: a
-    link (O_NOFOLLOW), a FIFO, a device or a directory is never read (the open does not block, fstat decides),
-    and never more than ``limit`` + 1 bytes are read. Raises UnsafeFile (naming ``name``) otherwise."""
+def open_regular(path: "Union[str, bytes]", name: str, follow: bool = False) -> "Optional[Tuple[int, os.stat_result]]":
+    """(an open fd, its fstat) of the regular file at ``path``, None when nothing is there. Looks before opening:
+    a FIFO, a device or a directory is never read (the open does not block, fstat decides); a link in the
+    last component is refused unless ``follow``. Raises UnsafeFile (naming ``name``) otherwise."""
     try:  # look first: a device is never opened (opening some has effects); fstat below closes the race
-        seen = os.lstat(path)
+        seen = os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
@@ -183,28 +183,72 @@ def read_regular_file(path: "Union[str, bytes]", limit: int, name: str) -> "Opti
     if seen is not None and not stat.S_ISREG(seen.st_mode):
         raise UnsafeFile("%s is not a regular file" % name)
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, _READ_FLAGS & ~(0 if not follow else getattr(os, "O_NOFOLLOW", 0)))
     except FileNotFoundError:
         return None
     except OSError as error:
-        if error.errno == errno.ELOOP or os.path.islink(path):
+        if error.errno == errno.ELOOP or (not follow and os.path.islink(path)):
             raise UnsafeFile("%s is a symbolic link; not following it" % name) from None
         raise UnsafeFile("cannot read %s (%s)" % (name, error.strerror)) from None
     except ValueError:  # a NUL in the path
         raise UnsafeFile("cannot read %s (a NUL in its path)" % name) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnsafeFile("%s is not a regular file" % name)
+    return fd, info
+
+
+def read_regular_file(
+    path: "Union[str, bytes]", limit: "Optional[int]", name: str
+) -> "Optional[Tuple[bytes, os.stat_result]]":
+    """(bytes, stat) of the regular file at ``path`` itself (``open_regular``), None when nothing is there,
+    never more than ``limit`` + 1 bytes read (None: the size fstat gave; a file that grows meanwhile is
+    refused, so even a file someone appends to without end is read to a bound). Raises UnsafeFile."""
+    opened = open_regular(path, name)
+    if opened is None:
+        return None
+    fd, info = opened
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile("%s is not a regular file" % name)
-        if info.st_size > limit:
+        if limit is not None and info.st_size > limit:
             raise UnsafeFile("%s is larger than %d bytes" % (name, limit))
         try:
-            data = read_bounded(fd, limit)
+            data = read_bounded(fd, info.st_size if limit is None else limit)
         except OSError as error:
             raise UnsafeFile("cannot read %s (%s)" % (name, error.strerror)) from None
-        if len(data) > limit:  # it grew after fstat, or fstat's size lied
+        if limit is None and len(data) > info.st_size:
+            raise UnsafeFile("%s changed while it was read" % name)
+        if limit is not None and len(data) > limit:  # it grew after fstat, or fstat's size lied
             raise UnsafeFile("%s is larger than %d bytes" % (name, limit))
         return data, info
+    finally:
+        os.close(fd)
+
+
+def read_regular_prefix(
+    path: "Union[str, bytes]", limit: int, name: str, end_of: "Callable[[bytes], Optional[int]]"
+) -> "Optional[bytes]":
+    """The first bytes of the regular file at ``path`` (a link followed), read in chunks until ``end_of(data)``
+    says where what is wanted ends, or the end of the file, never more than ``limit`` + 1 bytes; None when
+    nothing regular is there. Raises UnsafeFile."""
+    opened = open_regular(path, name, follow=True)
+    if opened is None:
+        return None
+    fd = opened[0]
+    data = b""
+    try:
+        while len(data) <= limit:
+            try:
+                chunk = os.read(fd, min(1 << 16, limit + 1 - len(data)))
+            except OSError as error:
+                raise UnsafeFile("cannot read %s (%s)" % (name, error.strerror)) from None
+            data += chunk
+            end = end_of(data)
+            if end is not None:
+                return data[:end]
+            if not chunk:
+                break
+        return data
     finally:
         os.close(fd)
 
@@ -222,45 +266,49 @@ def current_umask() -> int:
     return mask
 
 
-# Adopt's temp files before issue 42 (tempfile.mkstemp(prefix=".sage-flags-")): no pid in the name.
+# Adopt's temp files before issue 42: tempfile.mkstemp(prefix=".sage-flags-"), 8 random characters, no pid.
 _OLD_TEMP_PREFIX = b".sage-flags-"
-_OLD_TEMP_LETTERS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")  # mkstemp's 8 random characters
+_OLD_TEMP_LETTERS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def temp_writer_pid(name: bytes) -> "Optional[bytes]":
     """The writer's pid in a temp file's name ``.<target>.sage-flags-tmp.<pid>``; None for any other name."""
     base, marker, pid_text = name.rpartition(TEMP_MARKER)
-    if not (marker and base.startswith(b".") and len(base) > 1 and pid_text.isdigit()):
-        return None
-    return pid_text
+    return pid_text if marker and base.startswith(b".") and len(base) > 1 and pid_text.isdigit() else None
 
 
 def is_temp_name(name: bytes) -> bool:
-    """Whether ``name`` is one of our temp files' names, either naming (P6, P6.1)."""
-    return temp_writer_pid(name) is not None or _is_old_temp_name(name)
-
-
-def _is_old_temp_name(name: bytes) -> bool:
+    """Whether ``name`` is one of our temp files' names, in either naming (P6, P6.1)."""
     rest = name[len(_OLD_TEMP_PREFIX) :]
-    return name.startswith(_OLD_TEMP_PREFIX) and len(rest) == 8 and set(rest) <= _OLD_TEMP_LETTERS
+    old = name.startswith(_OLD_TEMP_PREFIX) and len(rest) == 8 and set(rest) <= _OLD_TEMP_LETTERS
+    return old or temp_writer_pid(name) is not None
 
 
-def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
-    """Whether the writer that left this temp file is gone, never touching another process.
+def temp_writer_is_live(path: bytes) -> bool:
+    """Whether the temp file at ``path`` may still be written by a live writer (then it is kept: P6, P6.1)."""
+    try:
+        return not _writer_is_gone(path)
+    except OSError:
+        return False  # gone meanwhile
 
-    POSIX: the file is ours (same user; as root, also its target's owner, given back to them) and its writer's
-    pid is not alive (signal 0 tests, sends nothing).
-    Elsewhere (Windows) signal 0 is CTRL_C_EVENT and files have no owner uid: a temp file is stale once it
-    is STALE_TEMP_SECONDS old (a writer holds its temp file for milliseconds).
-    """
+
+def _writer_is_gone(path: bytes) -> bool:
+    """Whether the writer that left the temp file at ``path`` is gone, never touching another process (P6,
+    P6.1): a regular file of ours (as root, also one carrying its target's owner: given back) whose writer's pid
+    is not alive (signal 0 tests, sends nothing); an old-named one: STALE_TEMP_SECONDS old and open in no
+    process (/proc; elsewhere kept). Windows (W5): signal 0 is CTRL_C_EVENT and files have no owner uid: stale
+    once STALE_TEMP_SECONDS old (a writer holds its temp file for milliseconds)."""
     info = os.lstat(path)
-    if not stat.S_ISREG(info.st_mode):
-        return False  # never ours to remove (a planted link, a folder)
+    pid_text = temp_writer_pid(os.path.basename(path))
     geteuid = getattr(os, "geteuid", None)
+    if not stat.S_ISREG(info.st_mode) or not is_temp_name(os.path.basename(path)):
+        return False  # never ours to remove (a planted link, a folder, another name)
     if os.name != "posix" or geteuid is None:
-        return time.time() - info.st_mtime > STALE_TEMP_SECONDS
-    if info.st_uid != geteuid() and not (geteuid() == 0 and _given_back(path, info)):
+        return pid_text is not None and time.time() - info.st_mtime > STALE_TEMP_SECONDS
+    if info.st_uid != geteuid() and not (geteuid() == 0 and pid_text and _given_back(path, info)):
         return False
+    if pid_text is None:
+        return time.time() - info.st_mtime > STALE_TEMP_SECONDS and not _open_in_a_process(info)
     try:
         os.kill(int(pid_text), 0)
     except PermissionError:  # someone else's live process
@@ -273,34 +321,21 @@ def _writer_is_gone(path: bytes, pid_text: bytes) -> bool:
 def _given_back(path: bytes, info: os.stat_result) -> bool:
     """Whether a temp file carries its target's owner: root gave a person's file back to them (P6)."""
     directory, name = os.path.split(path)
-    target = os.path.join(directory, name[1:].rpartition(TEMP_MARKER)[0])
     try:
-        return os.lstat(target).st_uid == info.st_uid
+        return os.lstat(os.path.join(directory, name[1:].rpartition(TEMP_MARKER)[0])).st_uid == info.st_uid
     except OSError:
         return False
 
 
-def temp_writer_is_live(path: bytes) -> bool:
-    """Whether the temp file at ``path`` may still be written by a live writer (then it is kept: P6)."""
-    pid_text = temp_writer_pid(os.path.basename(path))
-    try:
-        return pid_text is None or not _writer_is_gone(path, pid_text)
-    except OSError:
-        return False  # gone meanwhile
-
-
-def _open_anywhere(info: os.stat_result) -> bool:
-    """Whether a process we can see holds this file open (Linux /proc); True where that cannot be known."""
-    proc = b"/proc"
+def _open_in_a_process(info: os.stat_result) -> bool:
+    """Whether a process we can see holds this file open (/proc); True where that cannot be known. A process
+    we cannot see is another user's, and cannot open our 0600 temp file."""
     if not os.path.isdir(b"/proc/self/fd"):
         return True
-    for pid in os.listdir(proc):
-        if not pid.isdigit():
-            continue
-        fd_dir = os.path.join(proc, pid, b"fd")
+    for fd_dir in (b"/proc/%s/fd" % pid for pid in os.listdir(b"/proc") if pid.isdigit()):
         try:
             fds = os.listdir(fd_dir)
-        except OSError:  # gone, or not ours to see (then it cannot open our 0600 temp file either)
+        except OSError:  # gone, or not ours to see
             continue
         for fd in fds:
             try:
@@ -312,56 +347,19 @@ def _open_anywhere(info: os.stat_result) -> bool:
     return False
 
 
-def _old_writer_is_gone(path: bytes) -> bool:
-    """P6.1: an old-named adopt temp file (``.sage-flags-XXXXXXXX``) is provably a dead writer's when it is a
-    regular file of ours, STALE_TEMP_SECONDS old, and no process holds it open (Linux /proc: the old adopt
-    held it open while writing and renamed it at once after). Elsewhere it is kept (docs/SPEC.md P6.1)."""
-    if not _is_old_temp_name(os.path.basename(path)):
-        return False
-    geteuid = getattr(os, "geteuid", None)
-    info = os.lstat(path)
-    if geteuid is None or not stat.S_ISREG(info.st_mode) or info.st_uid != geteuid():
-        return False
-    return time.time() - info.st_mtime > STALE_TEMP_SECONDS and not _open_anywhere(info)
-
-
-def remove_stale_temp_files(path: bytes) -> None:
-    """Temp files beside ``path`` left by a writer killed before its rename (P6): ours, and their writer gone."""
-    directory, base = os.path.split(path)
-    prefix = b"." + base + TEMP_MARKER
+def remove_stale_temp_files_in(directory: bytes, recursive: bool = False, target: "Optional[bytes]" = None) -> None:
+    """P6, P6.1: every dead writer's temp file in ``directory`` (only ``target``'s when given; also below it when
+    ``recursive``, never through a link), whatever file it was for. A live writer's are kept."""
     try:
-        names = os.listdir(directory or b".")
-    except OSError:
-        return
-    for name in names:
-        pid_text = name[len(prefix) :]
-        if not (name.startswith(prefix) and pid_text.isdigit()):
-            continue
-        temp = os.path.join(directory or b".", name)
-        try:
-            if _writer_is_gone(temp, pid_text):
-                os.unlink(temp)
-        except OSError:  # gone meanwhile, or (Windows) still open in its writer
-            pass
-
-
-def remove_stale_temp_files_in(directory: bytes, recursive: bool = False) -> None:
-    """P6, P6.1: every dead writer's temp file in ``directory`` (and below it when ``recursive``; a link to a
-    folder is never entered), whatever file it was for: ours by name and owner, and its writer gone. Old-named
-    adopt temp files too (``_old_writer_is_gone``). A live writer's are kept."""
-    try:
-        if stat.S_ISLNK(os.lstat(directory).st_mode):
-            return
-        names = os.listdir(directory)
+        names = [] if stat.S_ISLNK(os.lstat(directory).st_mode) else os.listdir(directory)
     except OSError:
         return
     for name in names:
         path = os.path.join(directory, name)
-        pid_text = temp_writer_pid(name)
         try:
-            if pid_text is not None and _writer_is_gone(path, pid_text):
-                os.unlink(path)
-            elif _is_old_temp_name(name) and _old_writer_is_gone(path):
+            if target is not None and not name.startswith(b"." + target + TEMP_MARKER):
+                continue
+            if is_temp_name(name) and _writer_is_gone(path):
                 os.unlink(path)
             elif recursive and stat.S_ISDIR(os.lstat(path).st_mode):
                 remove_stale_temp_files_in(path, recursive)
@@ -384,7 +382,7 @@ def write_atomically(
     the caller is in). Raises OSError; the temp file is gone then.
     """
     directory = os.path.dirname(path) or b"."
-    remove_stale_temp_files(path)
+    remove_stale_temp_files_in(directory, target=os.path.basename(path))  # a killed writer's, P6
     temp = os.path.join(directory, b"." + os.path.basename(path) + TEMP_MARKER + str(os.getpid()).encode("ascii"))
     fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13
     fchown = getattr(os, "fchown", None)  # POSIX only

@@ -14,14 +14,13 @@ once); the values are ``_flag_values``'.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
+from sage_flags import _io
 from sage_flags._flag_values import _render, contract_values, recorded_values, resume_fields, updated_manifest
-from sage_flags._frontmatter import BOM, MAX_FRONTMATTER_BYTES, UnsafeManifest, _content, _is_fence
+from sage_flags._frontmatter import MAX_FRONTMATTER_BYTES, UnsafeManifest, frontmatter_end
 from sage_flags._vocab import DEFAULT
-from sage_flags.reference import READ_FLAGS, read_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,52 +37,13 @@ MAX_LINE_BYTES = 1 << 20
 # --------------------------------------------------------------- files
 
 
-def _refuse_symlink(path: bytes) -> None:
-    """P6: persist never writes through a symbolic link (dangling or not) in the path's last component."""
+def _read_manifest(path: bytes) -> "Optional[Tuple[bytes, os.stat_result]]":
+    """P6, P8: (bytes, stat) of the regular file at ``path`` itself (a link in its last component refused, a FIFO
+    never blocks), None when nothing is there; read to the size fstat gave (the body has no bound, P10)."""
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        reason = getattr(error, "strerror", None) or error
-        raise UnsafeManifest("cannot inspect the manifest's path: %s" % reason) from None
-    if stat.S_ISLNK(info.st_mode):
-        raise UnsafeManifest("the manifest is a symbolic link; persist never writes through one")
-
-
-def _open_regular(path: bytes, nofollow: bool) -> "Optional[Tuple[int, os.stat_result]]":
-    """(open fd, its stat) of the regular file at ``path``; None if nothing is there; never blocks."""
-    # reference's flags (a FIFO never blocks the open); the last component must not be a link (swapped in
-    # since the lstat).
-    flags = READ_FLAGS | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        if nofollow and getattr(error, "errno", None) == errno.ELOOP:
-            raise UnsafeManifest("the manifest is a symbolic link; persist never writes through one") from None
-        reason = getattr(error, "strerror", None) or error
-        raise UnsafeManifest("cannot read the manifest: %s" % reason) from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise UnsafeManifest("the manifest is not a regular file")
-    return fd, info
-
-
-def _read_regular(path: bytes) -> "Optional[Tuple[bytes, os.stat_result]]":
-    """(bytes, stat) of the regular file at ``path`` itself (never through a link); None if nothing is there."""
-    opened = _open_regular(path, nofollow=True)
-    if opened is None:
-        return None
-    fd, info = opened
-    try:
-        return read_all(fd), info
-    except OSError as error:
-        raise UnsafeManifest("cannot read the manifest: %s" % error.strerror) from None
-    finally:
-        os.close(fd)
+        return _io.read_regular_file(path, None, "the manifest")
+    except _io.UnsafeFile as error:
+        raise UnsafeManifest(str(error)) from None
 
 
 def _may_write(path: bytes) -> bool:
@@ -99,42 +59,16 @@ def read_frontmatter_prefix(path: bytes) -> bytes:
     no frontmatter), read in chunks, never more than MAX_FRONTMATTER_BYTES + 1 (P10): a long body is never read.
     b"" when there is nothing regular to read (R2)."""
     try:
-        opened = _open_regular(path, nofollow=False)
-    except UnsafeManifest:
+        found = _io.read_regular_prefix(path, MAX_FRONTMATTER_BYTES, "the manifest", frontmatter_end)
+    except _io.UnsafeFile:
         return b""
-    if opened is None:
-        return b""
-    fd = opened[0]
-    data = bytearray()  # P10: never more than MAX_FRONTMATTER_BYTES + 1 bytes
-    scanned = 0  # where the next line to look at starts
-    try:
-        while True:
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except OSError:
-                return b""
-            data += chunk
-            newline = data.find(b"\n", scanned)
-            while newline >= 0:
-                line = bytes(data[scanned : newline + 1])
-                if scanned == 0 and line.startswith(BOM):
-                    line = line[len(BOM) :]
-                if (scanned == 0) != _is_fence(_content(line)):  # no frontmatter, or its closing line
-                    return bytes(data[: newline + 1])
-                scanned = newline + 1
-                newline = data.find(b"\n", scanned)
-            if not chunk or len(data) > MAX_FRONTMATTER_BYTES:
-                return bytes(data[: MAX_FRONTMATTER_BYTES + 1])
-    finally:
-        os.close(fd)
+    return found or b""
 
 
 def write_atomically(
     path: bytes, data: bytes, mode: "Optional[int]", owner: "Optional[Tuple[int, int]]" = None
 ) -> None:
     """Replace ``path`` by a complete file holding ``data``: the one atomic write (P6, ``_io.write_atomically``)."""
-    from sage_flags import _io
-
     try:
         _io.write_atomically(path, data, mode, owner)
     except OSError as error:
@@ -145,8 +79,7 @@ def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]", vocabul
     """Record ``values`` in the manifest at ``manifest_path`` (raises UnsafeManifest: nothing changed)."""
     if not manifest_path or not os.path.basename(manifest_path):  # empty, or ends in a separator
         raise UnsafeManifest("the manifest path does not name a file")
-    _refuse_symlink(manifest_path)
-    existing = _read_regular(manifest_path)
+    existing = _read_manifest(manifest_path)
     if existing is None:
         write_atomically(manifest_path, updated_manifest(None, values, vocabulary), None)
         return
@@ -162,11 +95,9 @@ def persist(manifest_path: bytes, values: "Dict[str, Union[bool, int]]", vocabul
 
 def run_persist(items: "Sequence[bytes]", vocabulary: str) -> int:
     """``persist MANIFEST`` < one contract line: statuses 0 written, 1 error line, 2 not a line, 3 unsafe."""
-    from sage_flags._io import UsageError, _write, read_one_line
-
     if len(items) != 1:
-        raise UsageError("persist takes exactly one MANIFEST path (the contract line comes on stdin)")
-    line = read_one_line(MAX_LINE_BYTES)
+        raise _io.UsageError("persist takes exactly one MANIFEST path (the contract line comes on stdin)")
+    line = _io.read_one_line(MAX_LINE_BYTES)
     if len(line) > MAX_LINE_BYTES:
         _fail("stdin holds more than %d bytes: not one contract line" % MAX_LINE_BYTES)
         return NOT_A_CONTRACT_LINE
@@ -176,34 +107,31 @@ def run_persist(items: "Sequence[bytes]", vocabulary: str) -> int:
         return NOT_A_CONTRACT_LINE
     values, has_error = parsed
     if has_error:
-        _write(line)
+        _io._write(line)
         return LINE_HAS_ERROR
     try:
         persist(items[0], values, vocabulary)
     except UnsafeManifest as error:
         _fail("cannot update the manifest: %s" % error)
-        _write(line)
+        _io._write(line)
         return UNSAFE
-    _write(line)
+    _io._write(line)
     return WRITTEN
 
 
 def _fail(message: str) -> None:
-    from sage_flags._io import say
-
-    say("sage-flags: %s\n" % message)
+    _io.say("sage-flags: %s\n" % message)
 
 
 def run_resume(items: "Sequence[bytes]", vocabulary: str) -> int:
     """``resume MANIFEST ARGV...``: parse ARGV (C1-C3) and restore what MANIFEST records."""
     from sage_flags import parse_command_line
-    from sage_flags._io import OK, PARSE_ERROR, UsageError, _write
 
     if not items:
-        raise UsageError("resume needs MANIFEST, then the arguments as for parse")
+        raise _io.UsageError("resume needs MANIFEST, then the arguments as for parse")
     result = parse_command_line(items[1:], vocabulary)  # exactly as parse
     recorded: Dict[str, Union[bool, int]] = {}
     if result.error is None and items[0]:
         recorded = recorded_values(read_frontmatter_prefix(items[0]), vocabulary)  # R2: unreadable restores nothing
-    _write(_render(resume_fields(result, recorded)).encode("utf-8") + b"\n")
-    return OK if result.error is None else PARSE_ERROR
+    _io._write(_render(resume_fields(result, recorded)).encode("utf-8") + b"\n")
+    return _io.OK if result.error is None else _io.PARSE_ERROR
