@@ -7,7 +7,6 @@ old-named ones (`.sage-flags-XXXXXXXX`, before issue 42) only when provably ours
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -18,20 +17,21 @@ from typing import Dict, List, Optional
 import pytest
 from sage_flags._adopt_files import SETTINGS, SKILL_DIR
 
+from parity.optional import skip_without_program
+
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
-STRACE = shutil.which("strace")
 RENAMES = "rename,renameat,renameat2"
 WRITES_OF_ONE_ADOPT = 8  # the record, 5 references and scripts, SKILL.md, settings.json: one rename each
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 USERS_SETTINGS = b'{"env": {"A": "1"}}\n'
-needs_strace = pytest.mark.skipif(STRACE is None, reason="strace injects the SIGKILL at the rename")
 
 
 def run(root: Path, *args: str, umask: int = 0o077, kill_at: Optional[int] = None) -> subprocess.CompletedProcess:
     """`sage-flags adopt ARGS` in ROOT under UMASK; KILL_AT: SIGKILL at its KILL_AT-th rename (strace)."""
     argv = [str(SAGE_FLAGS), "adopt", *args]
     if kill_at is not None:
-        argv = [STRACE, "-f", "-o", os.devnull, "-e", "trace=" + RENAMES, "-e"]
+        strace = skip_without_program("strace", "it injects the SIGKILL at adopt's rename (no hook in the code)")
+        argv = [strace, "-f", "-o", os.devnull, "-e", "trace=" + RENAMES, "-e"]
         argv += ["inject=%s:signal=KILL:when=%d" % (RENAMES, kill_at), str(SAGE_FLAGS), "adopt", *args]
     return subprocess.run(argv, cwd=root, capture_output=True, timeout=60, preexec_fn=lambda: os.umask(umask))
 
@@ -63,7 +63,6 @@ def dead_pid() -> int:
     return done.pid
 
 
-@needs_strace
 @pytest.mark.parametrize("kill_at", range(1, WRITES_OF_ONE_ADOPT + 1))
 def test_an_adopt_killed_at_a_rename_is_finished_by_the_next_run(tmp_path, kill_at):
     """The next adopt leaves no temp file, the person's settings keep owner, group and 0660, every new file and
@@ -85,7 +84,6 @@ def test_an_adopt_killed_at_a_rename_is_finished_by_the_next_run(tmp_path, kill_
     assert stat.S_IMODE((root / SKILL_DIR / "SKILL.md").stat().st_mode) == 0o600
 
 
-@needs_strace
 @pytest.mark.parametrize("kill_at", range(1, WRITES_OF_ONE_ADOPT + 1))
 def test_an_adopt_killed_at_a_rename_is_undone_whole(tmp_path, kill_at):
     """adopt --undo after a killed adopt: no temp file, and every folder adopt created is gone (a dead writer's
@@ -134,11 +132,11 @@ def test_a_dead_writers_temp_files_go_a_live_writers_stay(tmp_path):
     assert not (root / SKILL_DIR).exists() and (root / SETTINGS).read_bytes() == USERS_SETTINGS
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="P6.1: an old-named temp file is kept without /proc")
 def test_old_named_temp_files_go_only_when_ours_and_dead(tmp_path):
     """P6.1: `.sage-flags-XXXXXXXX` (adopt's mkstemp names before issue 42, no pid in them) is removed when it
     is a regular file of ours, older than a writer holds one, and no process has it open; a fresh one, one held
-    open, one of another user and a name of another shape are kept."""
+    open, one of another user and a name of another shape are kept. Without /proc nothing proves a writer
+    dead: every one is kept."""
     root = sage_project(tmp_path, settings=True)
     (root / SKILL_DIR / "references").mkdir(parents=True)
     old = time.time() - 3600
@@ -159,13 +157,15 @@ def test_old_named_temp_files_go_only_when_ours_and_dead(tmp_path):
         os.utime(root / kept[-1], (old, old))
     code = "import sys, time; f = open(sys.argv[1], 'rb'); print('open', flush=True); time.sleep(120)"
     holder = subprocess.Popen([sys.executable, "-c", code, str(root / kept[1])], stdout=subprocess.PIPE)
+    provable = os.path.isdir("/proc/self/fd")
     try:
         assert holder.stdout.readline() == b"open\n"
         done = run(root)
         assert done.returncode == 0, done.stderr
-        assert temp_files(root) == sorted(kept)
+        assert temp_files(root) == sorted(kept if provable else kept + gone)
     finally:
         holder.kill()
         holder.wait()
     assert run(root).returncode == 0
-    assert temp_files(root) == sorted(rel for rel in kept if rel != ".claude/.sage-flags-held1234")
+    left = [rel for rel in kept if rel != ".claude/.sage-flags-held1234"]
+    assert temp_files(root) == sorted(left if provable else kept + gone)
