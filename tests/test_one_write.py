@@ -169,3 +169,21 @@ def test_old_named_temp_files_go_only_when_ours_and_dead(tmp_path):
     assert run(root).returncode == 0
     left = [rel for rel in kept if rel != ".claude/.sage-flags-held1234"]
     assert temp_files(root) == sorted(left if provable else kept + gone)
+
+
+def test_a_write_that_fails_names_its_file_as_text_and_leaves_no_temp_file(tmp_path):
+    """N4, N9: a write the system refuses is status 3 and one line naming the file as a person reads it (not
+    Python's b'...'), and its temp file is gone. Here: a project so deep that every file adopt reads has a path
+    the system takes, but the record's temp file (`..adopted.json.sage-flags-tmp.<pid>`) does not."""
+    deep = tmp_path
+    while len(str(deep)) < 4000 - 200:
+        deep = deep / ("d" * 200)
+    deep = deep / ("p" * (4038 - len(str(deep)) - 1))  # its longest file: 4095 bytes, PATH_MAX - 1
+    deep.mkdir(parents=True)
+    (deep / "sage/core").mkdir(parents=True)
+    (deep / "sage/VERSION").write_text("1.3.21\n")
+    done = subprocess.run([str(SAGE_FLAGS), "adopt"], cwd=deep, capture_output=True, timeout=60)
+    assert done.returncode == 3, done
+    assert done.stderr.startswith(b"sage-flags: adopt: cannot write /"), done.stderr
+    assert done.stderr.count(b"\n") == 1 and b"b'" not in done.stderr, done.stderr
+    assert temp_files(deep) == []

@@ -12,7 +12,6 @@ before the first write; a refusal is adopt's (N4: status 3, one line, nothing ch
 
 import os
 import stat
-import sys
 
 from sage_flags import _adopt_files, _io, _settings_edit
 from sage_flags._adopt_files import (
@@ -173,7 +172,7 @@ def run_undo(root: str, dry_run: bool, adopted: "Adopted") -> int:
     try:
         lines, actions = plan_undo(root, adopted)
     except Refusal as refusal:
-        sys.stderr.write("sage-flags: adopt: %s\n" % refusal)
+        _io.say("sage-flags: adopt: %s\n" % refusal)
         return REFUSED
     if dry_run:
         lines = [line.replace(" removed", " to remove").replace(" edited", " to edit") for line in lines]
@@ -191,7 +190,7 @@ def run_undo(root: str, dry_run: bool, adopted: "Adopted") -> int:
                 else:
                     os.rmdir(path)
         except OSError as error:
-            sys.stderr.write("sage-flags: adopt: cannot remove %s (%s)\n" % (error.filename or rel, error.strerror))
+            _io.say("sage-flags: adopt: cannot remove %s (%s)\n" % (os.fsdecode(error.filename or rel), error.strerror))
             return REFUSED
     _write(("\n".join(lines) + "\n").encode("utf-8"))
     return OK

@@ -19,7 +19,6 @@ It keeps a record of what it created (``_adopt_files``, N13), which ``adopt --un
 import json
 import os
 import re
-import sys
 
 from sage_flags import _adopt_files, _io, _settings_edit, _vocab, _vocabulary
 from sage_flags._adopt_files import (
@@ -347,7 +346,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
     try:
         lines, writes = plan(root, vocabulary)
     except Refusal as refusal:
-        sys.stderr.write("sage-flags: adopt: %s\n" % refusal)
+        _io.say("sage-flags: adopt: %s\n" % refusal)
         return REFUSED
     if dry_run:
         lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
@@ -361,7 +360,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 _io.write_atomically(os.fsencode(path), data, mode, owner, new_mode)
         except OSError as error:
-            sys.stderr.write("sage-flags: adopt: cannot write %s (%s)\n" % (error.filename or rel, error.strerror))
+            _io.say("sage-flags: adopt: cannot write %s (%s)\n" % (os.fsdecode(error.filename or rel), error.strerror))
             return REFUSED
         if not writes:
             lines.append("  nothing to do: already adopted")
