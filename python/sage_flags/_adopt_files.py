@@ -23,8 +23,6 @@ SETTINGS_LIMIT = 1 << 20  # N4: a settings or hooks file over 1 MiB is refused, 
 SKILL_FILE_LIMIT = 1 << 20  # N7: a skill file adopt compares is read no further than this
 RECORD_NAME = ".adopted.json"  # N13: in the skill folder, beside what it describes
 RECORD = SKILL_DIR + "/" + RECORD_NAME
-# The folders adopt writes in (the skill folder with all below it): where a killed adopt's temp files are.
-STALE_TEMP_FOLDERS = (".claude", ".codex", SKILL_DIR)
 FOLDERS = (".claude", ".claude/skills")  # the folders above the skill that adopt may create
 _ADDED = ("handler", "group", "event", "hooks", "file")  # _settings_edit.ADDED (kept a leaf: no import of it)
 
@@ -50,6 +48,13 @@ def read_file(root: str, rel: str, limit: int) -> "Optional[Tuple[bytes, os.stat
         return _io.read_regular_file(safe_path(root, rel), limit, rel)
     except _io.UnsafeFile as error:
         raise Refusal("%s; left untouched" % error) from None
+
+
+def remove_dead_writers_temp_files(root: str) -> None:
+    """P6, P6.1, N9: the temp files killed writers left in every folder adopt writes in (``.claude``, ``.codex``,
+    the skill folder and all below it), whatever file each was for; a live writer's are kept."""
+    for folder in (".claude", ".codex", SKILL_DIR):
+        _io.remove_stale_temp_files_in(os.fsencode(os.path.join(root, folder)), folder == SKILL_DIR)
 
 
 def digest(data: bytes) -> str:

@@ -22,7 +22,6 @@ from sage_flags._adopt_files import (
     SETTINGS_LIMIT,
     SKILL_DIR,
     SKILL_FILE_LIMIT,
-    STALE_TEMP_FOLDERS,
     Refusal,
     read_file,
 )
@@ -167,8 +166,7 @@ def _skill_contents(root: str, expected: "Dict[str, str]") -> "Tuple[List[str], 
 
 def run_undo(root: str, dry_run: bool, adopted: "Adopted") -> int:
     if not dry_run:
-        for folder in STALE_TEMP_FOLDERS:  # P6, P6.1: a killed adopt's temp files, so that its folders can go
-            _io.remove_stale_temp_files_in(os.fsencode(os.path.join(root, folder)), folder == SKILL_DIR)
+        _adopt_files.remove_dead_writers_temp_files(root)  # so that the folders a killed adopt made can go
     try:
         lines, actions = plan_undo(root, adopted)
     except Refusal as refusal:

@@ -31,7 +31,6 @@ from sage_flags._adopt_files import (
     SETTINGS_LIMIT,
     SKILL_DIR,
     SKILL_FILE_LIMIT,
-    STALE_TEMP_FOLDERS,
     WRAPPER,
     Refusal,
     read_file,
@@ -352,8 +351,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
         lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
         lines.append("  (dry run: nothing written)")
     else:
-        for folder in STALE_TEMP_FOLDERS:  # N9, P6.1: what a killed adopt left, whether or not this run writes there
-            _io.remove_stale_temp_files_in(os.fsencode(os.path.join(root, folder)), folder == SKILL_DIR)
+        _adopt_files.remove_dead_writers_temp_files(root)  # N9: whether or not this run writes there
         try:
             for rel, data, mode, owner, new_mode in writes:
                 path = os.path.join(root, rel)
