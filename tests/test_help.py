@@ -187,3 +187,17 @@ def test_a_missing_help_folder_is_one_line_and_status_3(tmp_path: Path) -> None:
     done = subprocess.run([PYTHON, "-m", "sage_flags", "help", "adopt"], capture_output=True, env=env, timeout=30)
     assert (done.returncode, done.stdout, done.stderr.count(b"\n")) == (3, b"", 1), done
     assert b"help text" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_python_3_8_reads_the_help_folder() -> None:
+    """D4.4: the data is read through __file__, which Python 3.8 has (importlib.resources.files is 3.9+)."""
+    import interpreters
+
+    found = interpreters.find("3.8")
+    if found is None:
+        pytest.skip(f"Python 3.8 not found ({interpreters.where_looked('3.8')})")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "python"), "SAGE_FLAGS_BACKEND": "python"}
+    for argv in (["help", "adopt"], ["config", "--help"], ["--help"]):
+        done = subprocess.run([found[0], "-m", "sage_flags", *argv], capture_output=True, env=env, timeout=30)
+        assert (done.returncode, done.stderr) == (0, b""), done
+        assert done.stdout == run(*argv).stdout, argv
