@@ -50,7 +50,7 @@ $(NATIVE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) $(NATIVE_EXE) 
 $(PURE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) pure-wheel/pyproject.toml pure-wheel/hatch_build.py
 	$(PY) -m build --no-isolation --wheel --outdir $(DIST) pure-wheel >/dev/null
 
-$(SDIST): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES)
+$(SDIST): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) $(wildcard docs/*.md)  # docs: SPEC D4.3
 	$(BIN)/maturin sdist --out $(DIST)
 
 $(DIST)/sage-flags-%-$(VERSION).tar.gz: $(PURE_WHEEL) tools/build_bundle.py tools/generate.py tools/skill_outputs.py \
