@@ -1,5 +1,5 @@
 """``sage-flags help [SUBCOMMAND]``, ``--help``, ``-h``, and ``SUBCOMMAND --help`` of the subcommands that take it
-(the dispatcher, ``sage_flags.cli``, decides which: docs/SPEC.md D4.1-D4.3).
+(the dispatcher, ``sage_flags.cli``, decides which: docs/SPEC.md D4.1-D4.4).
 
 The text is package data, ``help/*.txt`` beside this module (read through ``__file__``: Python 3.8 has no
 ``importlib.resources.files``), the one source of every layer's help: the native executable hands help to this
