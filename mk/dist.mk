@@ -24,7 +24,9 @@ BUNDLE := $(firstword $(BUNDLES))
 SAGE_SOURCES := $(shell find sage -type f -not -path '*/__pycache__/*')
 # The skill's templates and data: package data both wheels carry (docs/SPEC.md G8).
 SKILL_SOURCES := $(shell find python/sage_flags/skill -type f -not -path '*/__pycache__/*')
-PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(SKILL_SOURCES)
+# The help text (docs/SPEC.md D4.4): package data too.
+HELP_SOURCES := $(wildcard python/sage_flags/help/*.txt)
+PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(SKILL_SOURCES) $(HELP_SOURCES)
 
 dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLES)  ## every release artifact into $(DIST)/ (wheels, sdist, bundles)
 wheels: wheel-native wheel-pure  ## both wheels into $(DIST)/
@@ -48,7 +50,7 @@ $(NATIVE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) $(NATIVE_EXE) 
 $(PURE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) pure-wheel/pyproject.toml pure-wheel/hatch_build.py
 	$(PY) -m build --no-isolation --wheel --outdir $(DIST) pure-wheel >/dev/null
 
-$(SDIST): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES)
+$(SDIST): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES) $(wildcard docs/*.md)  # docs: SPEC D4.3
 	$(BIN)/maturin sdist --out $(DIST)
 
 $(DIST)/sage-flags-%-$(VERSION).tar.gz: $(PURE_WHEEL) tools/build_bundle.py tools/generate.py tools/skill_outputs.py \

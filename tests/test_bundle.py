@@ -233,6 +233,31 @@ def test_the_vendored_package_carries_the_skills_data_and_adopts_with_it(
     assert "Supported flags: --quality-locked, --autonomous, --subagents, --parallel[=N]." in prose
 
 
+def test_the_vendored_package_carries_the_help_text_and_prints_it(
+    built: Artifacts, bare_python: Path, tmp_path: Path
+) -> None:
+    """SPEC D4.4: the bundle's _vendor/ holds the help text (package data, beside the modules), and the vendored
+    copy run by a bare python3 prints it as the checkout does."""
+    source = ROOT / "python" / "sage_flags" / "help"
+    data = {p.name: p.read_bytes() for p in source.iterdir()}
+    with tarfile.open(built.bundle) as archive:
+        vendored = {
+            m.name[len(VENDOR + "help/") :]: archive.extractfile(m).read()
+            for m in archive.getmembers()
+            if m.isfile() and m.name.startswith(VENDOR + "help/")
+        }
+        archive.extractall(tmp_path, filter="data")
+    env = clean_env(PYTHONPATH=str(tmp_path / Path(VENDOR).parent))
+    done = subprocess.run(
+        [str(bare_python / "python3"), "-m", "sage_flags", "config", "--help"], capture_output=True, env=env
+    )
+    assert {"adopt.txt", "config.txt", "overview.txt", "more.txt"} <= set(data)
+    assert vendored == data
+    checkout = subprocess.run([sys.executable, "-m", "sage_flags", "help", "config"], capture_output=True, cwd=ROOT)
+    assert checkout.stdout.startswith(b"usage: sage-flags config explain")
+    assert (done.returncode, done.stdout, done.stderr) == (0, checkout.stdout, b"")
+
+
 def test_bundle_ships_the_hook_files(project: Path) -> None:
     """SPEC K9: a project that vendors the bundle has every hook file tools/generate.py writes, and no other,
     byte for byte as in the repository."""

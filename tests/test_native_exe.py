@@ -70,7 +70,19 @@ def test_the_wheel_installs_the_native_executable_as_sage_flags(wheel_venv: Path
 
 @pytest.mark.parametrize(
     "argv",
-    [["--help"], ["help"], ["-h"], ["config", "explain", "{config}"], ["config", "explain", "{config}", "--json"]],
+    [
+        ["--help"],
+        ["help"],
+        ["-h"],
+        ["config", "explain", "{config}"],
+        ["config", "explain", "{config}", "--json"],
+        # D4.4: one help text, the package's; the executable hands help over, so the bytes are Python's
+        *(["help", topic] for topic in ("parse", "batch", "announce", "hook", "config", "persist", "resume", "adopt")),
+        ["adopt", "--help"],
+        ["config", "--help"],
+        ["persist", "-h"],
+        ["--vocabulary", "sage-1.3", "help", "adopt"],
+    ],
     ids=lambda argv: " ".join(argv),
 )
 def test_handed_over_subcommands_print_what_python_prints(wheel_venv: Path, argv: List[str], tmp_path: Path) -> None:

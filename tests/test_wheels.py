@@ -11,6 +11,7 @@ import platform
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Dict, List
@@ -145,6 +146,26 @@ def test_pure_wheel_installs_and_runs_every_vector(built: Artifacts, part: str, 
         [str(bin_dir / "sage-flags"), "parse", "go"], capture_output=True, env=clean_env(SAGE_FLAGS_BACKEND="native")
     )
     assert done.returncode != 0 and done.stdout == b"" and done.stderr.count(b"\n") == 1
+
+
+HELP_DATA = ROOT / "python" / "sage_flags" / "help"
+
+
+@pytest.mark.parametrize("kind", ["native", "pure"])
+def test_each_wheel_carries_the_help_text_and_prints_it(built: Artifacts, kind: str, tmp_path: Path) -> None:
+    """SPEC D4.4: the help text is package data of both wheels, byte for byte, and the installed `sage-flags`
+    (the native wheel's executable hands help to its Python, D27) prints the checkout's text from it."""
+    wheel = built.native_wheel if kind == "native" else built.pure_wheel
+    carried = {n[len("sage_flags/help/") :]: d for n, d in package_files(wheel).items() if "/help/" in n}
+    expected = {p.name: p.read_bytes() for p in HELP_DATA.iterdir()}
+    assert {"adopt.txt", "parse.txt", "overview.txt", "more.txt"} <= set(expected)
+    assert carried == expected
+    bin_dir = fresh_venv(tmp_path / "venv", str(wheel))
+    checkout = subprocess.run([sys.executable, "-m", "sage_flags", "help", "adopt"], capture_output=True, cwd=ROOT)
+    assert checkout.returncode == 0 and checkout.stdout.startswith(b"usage: sage-flags adopt")
+    for argv in (["help", "adopt"], ["adopt", "--help"]):
+        done = subprocess.run([str(bin_dir / "sage-flags"), *argv], capture_output=True, env=clean_env(), cwd=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr) == (0, checkout.stdout, b""), argv
 
 
 SKILL_DATA = ROOT / "python" / "sage_flags" / "skill"

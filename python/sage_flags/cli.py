@@ -28,37 +28,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-USAGE = """\
-usage: sage-flags parse ARGUMENTS... [--config-path PATH]
-       sage-flags parse [--config-path PATH] --stdin  < ARGUMENTS
-       sage-flags batch [--config-path PATH]  < NUL-terminated records
-       sage-flags announce WORKFLOW ARGUMENTS... [--config-path PATH]
-       sage-flags announce WORKFLOW [--config-path PATH] --stdin  < ARGUMENTS
-       sage-flags config explain PATH [--json]
-       sage-flags persist MANIFEST  < one JSON line of parse/resume (records its modes)
-       sage-flags resume MANIFEST ARGUMENTS... [--config-path PATH]
-       sage-flags resume MANIFEST [--config-path PATH] --stdin  < ARGUMENTS
-       sage-flags hook claude-code|codex [--config-path PATH] [--workflow NAME]...  < one hook event
-       sage-flags adopt [--dry-run] [--vocabulary NAME | --undo]   (at a Sage project's root)
-       sage-flags --help | help | --version
-       sage-flags --vocabulary NAME SUBCOMMAND ...   (before the subcommand only; or
-                  SAGE_FLAGS_VOCABULARY=NAME; none: sage-1.1; --version lists the names)
+# D4.2: the subcommands whose items are never a person's text, so `--help` or `-h` among them (before any `--`)
+# asks for their help. parse, announce and resume read every item as the person's text (C4), hook fails open on
+# an item it does not know (K1), batch takes no operands in any layer (D22.1).
+TAKES_HELP_OPTION = (b"adopt", b"config", b"persist")
 
-parse  Parse one ARGUMENTS string (several operands are joined with one space)
-       and print one JSON line: the modes, their sources, the goal or an error.
-       Exit status 0 clean, 1 error in the arguments (JSON still printed),
-       2 usage error, 4 stdout took nothing (closed, full, broken pipe).
-       Nothing inside parse is ever taken as help.
-       With --stdin, ARGUMENTS is standard input's bytes (at most 262144; no
-       operand beside it): no shell ever sees the user's text (SPEC I1-I6).
-batch  The same for every NUL-terminated record on stdin, one line each,
-       flushed as it is written; the config is read once.
-hook   A harness's prompt hook: answers a workflow's slash command with the
-       parse result and the announcement, or blocks it with the error; a
-       failure of its own is status 3 and one stderr line (SPEC K1-K12).
 
-The full contract: docs/SPEC.md.
-"""
+def _asks_for_help(items: "Sequence[bytes]") -> bool:
+    if not items or items[0] not in TAKES_HELP_OPTION:
+        return False
+    options = list(items[1:])
+    if b"--" in options:
+        options = options[: options.index(b"--")]
+    return b"--help" in options or b"-h" in options
 
 
 def _backend() -> "Tuple[Callable, Callable]":
@@ -112,11 +94,6 @@ def run_batch(items: "Sequence[bytes]", vocabulary: str) -> int:
     if partial and partial != [b""]:
         emit([b"".join(partial)])  # a final unterminated record counts if non-empty
     return status
-
-
-def _usage(_items: "Sequence[bytes]", _vocabulary: str) -> int:
-    _write(USAGE.encode("utf-8"))
-    return OK
 
 
 def _version(_items: "Sequence[bytes]", _vocabulary: str) -> int:
@@ -178,9 +155,9 @@ COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes], str], int]]]" = {
     b"persist": "sage_flags.manifest:run_persist",
     b"resume": "sage_flags.manifest:run_resume",
     b"adopt": "sage_flags.adopt:run_adopt",
-    b"help": _usage,
-    b"--help": _usage,
-    b"-h": _usage,
+    b"help": "sage_flags._help:run_help",  # the text is package data, help/*.txt (D4.1)
+    b"--help": "sage_flags._help:run_help",
+    b"-h": "sage_flags._help:run_help",
     b"--version": _version,
     b"-V": _version,
 }
@@ -205,6 +182,8 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
         command = COMMANDS.get(items[0])
         if command is None:
             raise UsageError("unknown subcommand %r" % os.fsdecode(items[0]))
+        if _asks_for_help(items):
+            command, items = "sage_flags._help:run_help", [b"help", items[0]]  # D4.2: `adopt --help`
         if isinstance(command, str):
             module_name, _, function_name = command.partition(":")
             command = getattr(__import__(module_name, fromlist=[function_name]), function_name)
