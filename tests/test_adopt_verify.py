@@ -1,5 +1,5 @@
 """adopt proves agreement with the project's own flag parser (issue 44; docs/SPEC.md N2, N2.1, N2.2, N6, N12.1,
-section 15's V1), on Sage 1.3.21 and 1.1.5 installed by their own installers (../shared/sage/README.md), through
+H12), on Sage 1.3.21 and 1.1.5 installed by their own installers (../shared/sage/README.md), through
 the installed `sage-flags`: each adopts with its vocabulary and says on how many inputs it agreed; a release no
 table names adopts what its parser agrees with; a parser changed in one rule is refused, naming an input that shows
 it, nothing written; `adopt --check` catches a parser changed after adoption. Where ../shared/sage/ is missing the
@@ -352,7 +352,7 @@ def test_the_corpus_reaches_every_rule_and_no_deliberate_difference() -> None:
     for step in ("python", "bash"):
         cases = _adopt_corpus.corpus(every, ["--autonomous", "--brand-new"], step)
         texts = {text for text, _ in cases}
-        assert 150 <= len(cases) <= 300  # section 15's V1: the budget
+        assert 150 <= len(cases) <= 300  # H12: the budget
         assert all(_adopt_corpus.deliberate(text, step) is None for text in texts)
         for vocabulary in every:
             for _, flag in vocabulary.modes:
@@ -407,7 +407,7 @@ def test_the_environment_is_clean(tmp_path: Path, monkeypatch) -> None:
 
 @pytest.mark.full
 def test_one_process_answers_as_one_process_per_input(sage_1_3_21: Path, tmp_path: Path) -> None:
-    """Section 15's V1: the Python step's batch (its main(argv) per input in one process) answers every input of
+    """H12: the Python step's batch (its main(argv) per input in one process) answers every input of
     the corpus exactly as `python3 sage_flags.py parse TEXT --config-path CONFIG`, one process each, does."""
     root = str(sage_1_3_21)
     step = _adopt_step.find_step(root)

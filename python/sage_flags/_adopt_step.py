@@ -1,4 +1,4 @@
-"""The project's own flag-parsing step, run as `/build` runs it (docs/SPEC.md section 15's V1), for adopt's
+"""The project's own flag-parsing step, run as `/build` runs it (docs/SPEC.md H12), for adopt's
 verification (``_adopt_verify``): found by Sage's files, run with python3 or bash from PATH, with a timeout, bounded
 output and a clean environment, in the project's root, writing nothing there (``-B``; the configs are in a
 temporary folder outside it).
@@ -128,7 +128,7 @@ def _answer(status: int, out: bytes, err: bytes) -> "Answer":
     return status, value, text[:SHOWN]
 
 
-# The Python step's inputs in one process (section 15, V1): the project's own file is loaded by path, as a
+# The Python step's inputs in one process (docs/SPEC.md H12): the project's own file is loaded by path, as a
 # module not named __main__, and its main(argv) called with each input's argv, exactly the argv `python3 FILE`
 # would hand it: the same code parses, with its stdout and exit status captured per input.
 DRIVER = r"""

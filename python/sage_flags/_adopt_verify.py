@@ -1,4 +1,4 @@
-"""adopt proves agreement with the project's own flag parser (docs/SPEC.md N2, N2.1, section 15's V1).
+"""adopt proves agreement with the project's own flag parser (docs/SPEC.md N2, N2.1, H12).
 
 It runs the step the project's `/build` runs to read its flags (``_adopt_step``) on the corpus of
 ``_adopt_corpus``, and compares each vocabulary's answers (``sage_flags.parse``, in this process) where the two
