@@ -418,3 +418,18 @@ def test_one_process_answers_as_one_process_per_input(sage_1_3_21: Path, tmp_pat
     batch = runner._batch(cases)
     assert len(batch) == len(cases)
     assert [runner.one(*case) for case in cases] == batch
+
+
+def test_a_parser_over_the_bound_is_refused_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "sage/runtime/tools").mkdir(parents=True)
+    (root / "sage/VERSION").write_text("1.3.21\n")
+    with (root / PYTHON_STEP).open("wb") as handle:
+        handle.truncate(_adopt_step.PARSER_LIMIT + 1)  # sparse: no 4 MiB written
+    done = adopt(root)
+    assert (done.returncode, done.stdout) == (3, ""), done
+    assert done.stderr == "sage-flags: adopt: %s is over %d bytes: no flag parser sage-flags runs\n" % (
+        PYTHON_STEP,
+        _adopt_step.PARSER_LIMIT,
+    )
+    assert _adopt_verify.parser_files(str(root)) == [] and _adopt_verify.fingerprint(str(root)) is None

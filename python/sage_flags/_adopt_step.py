@@ -23,6 +23,8 @@ BASH_STEP = "sage/core/flag_parser/parse.sh"  # Sage 1.1's: `bash <it> "$ARGUMEN
 OWN_MARK = b"sage-flags"  # the bundle's parse.sh names sage-flags in its first lines; Sage's never does
 LOOKED_FOR = "%s (Sage 1.3, run with python3) or %s (Sage 1.1, run with bash)" % (PYTHON_STEP, BASH_STEP)
 TIMEOUT = 20.0  # seconds for one run of the step (the batch of every input, or one input)
+TOTAL_TIMEOUT = 60.0  # seconds for every run of one verification
+PARSER_LIMIT = 4 << 20  # bytes: a larger parser file is no flag parser adopt runs or fingerprints (Sage's: 30 KB)
 OUTPUT_LIMIT = 4 << 20  # bytes of output read from one run; more is a step that does not answer
 SHOWN = 1000  # characters of an answer a message shows (a whole JSON line of 4 modes fits)
 
@@ -46,10 +48,15 @@ class Step:
 
 
 def find_step(root: str) -> Step:
-    if os.path.isfile(os.path.join(root, PYTHON_STEP)):
-        return Step("python", PYTHON_STEP, False)
-    path = os.path.join(root, BASH_STEP)
-    if os.path.isfile(path):
+    """N2: the step by Sage's files (a regular file, links followed, at most PARSER_LIMIT bytes); NoStep."""
+    for rel in (PYTHON_STEP, BASH_STEP):
+        path = os.path.join(root, rel)
+        if not os.path.isfile(path):
+            continue
+        if os.path.getsize(path) > PARSER_LIMIT:
+            raise NoStep("%s is over %d bytes: no flag parser sage-flags runs" % (rel, PARSER_LIMIT))
+        if rel == PYTHON_STEP:
+            return Step("python", PYTHON_STEP, False)
         with open(path, "rb") as handle:
             return Step("bash", BASH_STEP, OWN_MARK in handle.read(4096))
     raise NoStep("no flag-parsing step found: looked for %s" % LOOKED_FOR)
@@ -65,9 +72,11 @@ def _environment() -> "Dict[str, str]":
     return {name: os.environ[name] for name in kept if name in os.environ}
 
 
-def _run(argv: "List[str]", cwd: str) -> "Tuple[int, bytes, bytes]":
-    """(status, stdout, stderr) of ARGV in CWD: stdin empty, at most OUTPUT_LIMIT bytes, TIMEOUT seconds; NoStep
-    when it does not start, takes longer or says more (killed with its process group)."""
+def _run(argv: "List[str]", cwd: str, timeout: "Optional[float]" = None) -> "Tuple[int, bytes, bytes]":
+    """(status, stdout, stderr) of ARGV in CWD: stdin empty, at most OUTPUT_LIMIT bytes, TIMEOUT seconds (or
+    TIMEOUT, when shorter); NoStep when it does not start, takes longer or says more (killed with its process
+    group)."""
+    limit = TIMEOUT if timeout is None else min(timeout, TIMEOUT)
     import selectors
 
     try:
@@ -78,7 +87,7 @@ def _run(argv: "List[str]", cwd: str) -> "Tuple[int, bytes, bytes]":
     except OSError as error:
         raise NoStep("cannot run %s (%s)" % (argv[0], error.strerror)) from None
     chunks: "Dict[int, List[bytes]]" = {process.stdout.fileno(): [], process.stderr.fileno(): []}  # type: ignore
-    deadline, size, why = time.monotonic() + TIMEOUT, 0, ""
+    deadline, size, why = time.monotonic() + limit, 0, ""
     with selectors.DefaultSelector() as selector:
         for stream in (process.stdout, process.stderr):
             selector.register(stream, selectors.EVENT_READ)  # type: ignore[arg-type]
@@ -91,13 +100,13 @@ def _run(argv: "List[str]", cwd: str) -> "Tuple[int, bytes, bytes]":
                 chunks[key.fd].append(data)
                 size += len(data)
             if left <= 0:
-                why = "ran over %d s" % TIMEOUT
+                why = "ran over %g s" % limit
             elif size > OUTPUT_LIMIT:
                 why = "wrote over %d bytes" % OUTPUT_LIMIT
     try:
         status = process.wait(max(deadline - time.monotonic(), 0.1)) if not why else None
     except subprocess.TimeoutExpired:
-        status, why = None, "ran over %d s" % TIMEOUT
+        status, why = None, "ran over %g s" % limit
     if status is None:
         _kill(process)
         raise NoStep("the project's flag-parsing step %s; not adopted" % why)
@@ -177,6 +186,7 @@ class Runner:
             raise NoStep("no %s on PATH to run %s, the project's flag-parsing step" % (step.program, step.path))
         self.program = program
         self.processes = 0
+        self.deadline = time.monotonic() + TOTAL_TIMEOUT  # every run of this verification together
         self.paths = {ABSENT: os.path.join(folder, "absent.yaml")}  # config name -> its file (ABSENT: none there)
 
     def write_configs(self, configs: "Dict[str, bytes]") -> None:
@@ -190,7 +200,13 @@ class Runner:
 
     def one(self, text: str, config: str) -> "Answer":
         self.processes += 1
-        return _answer(*_run(self.step.argv(self.program, text, self.config_path(config)), self.root))
+        return _answer(*self._run(self.step.argv(self.program, text, self.config_path(config))))
+
+    def _run(self, argv: "List[str]") -> "Tuple[int, bytes, bytes]":
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise NoStep("the project's flag-parsing step ran over %g s in all; not adopted" % TOTAL_TIMEOUT)
+        return _run(argv, self.root, left)
 
     def all(self, cases: "Sequence[Tuple[str, str]]") -> "List[Answer]":
         """Every case's answer: the Python step's in one process (checked against separate runs of two cases),
@@ -210,7 +226,7 @@ class Runner:
         mark = "\x1esage-flags-verify\x1e"
         argv = [self.program, "-B", "-c", DRIVER, self.step.path, path, mark]
         self.processes += 1
-        status, out, _ = _run(argv, self.root)
+        status, out, _ = self._run(argv)
         found = [
             json.loads(line[len(mark) :])
             for line in out.decode("utf-8", "replace").split("\n")
