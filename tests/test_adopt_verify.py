@@ -326,7 +326,8 @@ def test_no_python3_on_path_is_refused_in_one_line(tmp_path: Path) -> None:
     [
         (["--no-verify"], "--no-verify needs a vocabulary"),
         (["--check", "--dry-run"], "--check takes no other option"),
-        (["--undo", "--no-verify"], "--no-verify needs a vocabulary"),
+        (["--undo", "--no-verify"], "--undo takes only --dry-run"),
+        (["--check", "--vocabulary", "sage-1.3"], "--check takes no other option"),
     ],
 )
 def test_options_usage(args, says, tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
-"""``sage-flags adopt [--dry-run] [--vocabulary NAME | --undo]``: sage-flags into the Sage project here (SPEC 19).
+"""``sage-flags adopt [--dry-run] [--vocabulary NAME [--no-verify] | --undo | --check]``: sage-flags into the Sage
+project here (SPEC 19).
 
 Run at the root of a Sage project. It finds the project's Sage release (``sage/VERSION``; a Sage 1.1 layout has
-``sage/core/flag_parser/`` and no VERSION) and so its vocabulary, then writes, under ``.claude/`` only (never
+``sage/core/flag_parser/`` and no VERSION) and the vocabulary that agrees with the project's own flag-parsing
+step (``_adopt_verify``, N2: the release's is tried first), then writes, under ``.claude/`` only (never
 under ``sage/``, which ``sage update`` deletes and copies again):
 
 - ``.claude/skills/flag-parser/``: the skill (Agent Skills form) and ``scripts/sage-flags``, a POSIX sh wrapper
@@ -338,12 +340,14 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
     return dry_run, vocabulary, undo
 
 
-def _verify_options(items: "Sequence[bytes]", dry_run: bool, named: "Optional[str]", undo: bool) -> "Tuple[bool, bool]":
+def _verify_options(items: "Sequence[bytes]", named: "Optional[str]", undo: bool) -> "Tuple[bool, bool]":
     """N2: (--check, whether to verify); --check alone, --no-verify only with a named vocabulary."""
     check, no_verify = b"--check" in items, b"--no-verify" in items
     if check and len(items) > 1:
         raise UsageError("adopt --check takes no other option (it verifies the adopted vocabulary, writing nothing)")
-    if no_verify and (named is None or undo):
+    if no_verify and undo:
+        raise UsageError("adopt --undo takes only --dry-run (it removes what adopt wrote, for any vocabulary)")
+    if no_verify and named is None:
         raise UsageError("adopt --no-verify needs a vocabulary: sage-flags adopt --vocabulary NAME --no-verify")
     return check, not no_verify
 
@@ -353,7 +357,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
     with neither the project's release decides (N2). --undo (N13) takes no vocabulary: it removes any."""
     dry_run, vocabulary, undo = _options(items)
     vocabulary = vocabulary or named
-    check, verify = _verify_options(items, dry_run, vocabulary, undo)
+    check, verify = _verify_options(items, vocabulary, undo)
     root = os.getcwd()
     if check:
         return _adopt_verify.run_check(root)
