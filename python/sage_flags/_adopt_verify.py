@@ -9,7 +9,6 @@ Also the fingerprint of the project's parser file(s) (N6) that adopt records and
 import json
 import os
 import re
-import sys
 import tempfile
 
 from sage_flags import _adopt_corpus, _vocabulary
@@ -221,43 +220,34 @@ def _refusal_lines(outcome: Outcome, named: "Optional[str]") -> "List[str]":
     ]
 
 
-def run_check(root: str) -> int:
-    """`adopt --check`: the adopted vocabulary (from adopt's record) against the project's step, nothing written:
-    0 when it agrees, 3 with the differing input, 3 with one line where nothing was adopted."""
-    from sage_flags._adopt_files import RECORD, REFUSED, Refusal, read_record
-    from sage_flags._io import OK, _write
+def check(root: str) -> "List[str]":
+    """N2.2, `adopt --check`: the report's lines when the adopted vocabulary (from adopt's record) still agrees
+    with the project's step; Refusal (status 3) with the differing input when not, or one line where nothing
+    was adopted or the step cannot be found or run. Nothing is written."""
+    from sage_flags._adopt_files import RECORD, Refusal, read_record
 
+    record = read_record(root)
+    if record is None:
+        raise Refusal("no %s here: this project was never adopted (run sage-flags adopt)" % RECORD)
+    name = record.get("vocabulary")
+    if name not in _vocabulary.NAMES:
+        raise Refusal("%s names no vocabulary this sage-flags carries; run sage-flags adopt" % RECORD)
     try:
-        record = read_record(root)
-        name = record.get("vocabulary") if record else None
-        if record is None:
-            raise Refusal("no %s here: this project was never adopted (run sage-flags adopt)" % RECORD)
-        if name not in _vocabulary.NAMES:
-            raise Refusal("%s names no vocabulary this sage-flags carries; run sage-flags adopt" % RECORD)
         outcome = verify(root, [name])
-    except (Refusal, NoStep) as refusal:
-        sys.stderr.write("sage-flags: adopt --check: %s\n" % refusal)
-        return REFUSED
+    except NoStep as error:
+        raise Refusal(str(error)) from None
     if outcome.step.own:
-        lines = [
-            "sage-flags adopt --check: %s/ is sage-flags' own drop-in: nothing to verify against"
-            % os.path.dirname(outcome.step.path)
-        ]
-    elif outcome.agreed is None:
-        sys.stderr.write(
-            "sage-flags: adopt --check: %s\n"
-            % "\n".join(_refusal_lines(outcome, name)).replace("; nothing written", "")
+        folder = os.path.dirname(outcome.step.path)
+        return ["sage-flags adopt --check: %s/ is sage-flags' own drop-in: nothing to verify against" % folder]
+    if outcome.agreed is None:
+        raise Refusal("\n".join(_refusal_lines(outcome, name)).replace("; nothing written", ""))
+    lines = [
+        "sage-flags adopt --check: %s agrees with the project's flag-parsing step %s on all %d inputs"
+        % (name, outcome.step.shown, outcome.count)
+    ]
+    if record.get("fingerprint") != fingerprint(root):
+        lines.append(
+            "  the parser changed since adoption (it still agrees): run sage-flags adopt to record it;"
+            " until then the hook lets Sage parse alone"
         )
-        return REFUSED
-    else:
-        lines = [
-            "sage-flags adopt --check: %s agrees with the project's flag-parsing step %s on all %d inputs"
-            % (name, outcome.step.shown, outcome.count)
-        ]
-        if record.get("fingerprint") != fingerprint(root):
-            lines.append(
-                "  the parser changed since adoption (it still agrees): run sage-flags adopt to record it;"
-                " until then the hook lets Sage parse alone"
-            )
-    _write(("\n".join(lines) + "\n").encode("utf-8"))
-    return OK
+    return lines

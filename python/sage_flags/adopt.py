@@ -359,8 +359,14 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
     vocabulary = vocabulary or named
     check, verify = _verify_options(items, vocabulary, undo)
     root = os.getcwd()
-    if check:
-        return _adopt_verify.run_check(root)
+    if check:  # N2.2
+        try:
+            lines = _adopt_verify.check(root)
+        except Refusal as refusal:
+            sys.stderr.write("sage-flags: adopt --check: %s\n" % refusal)
+            return REFUSED
+        _write(("\n".join(lines) + "\n").encode("utf-8"))
+        return OK
     if undo:
         from sage_flags import _adopt_undo
 
