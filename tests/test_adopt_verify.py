@@ -434,3 +434,17 @@ def test_a_parser_over_the_bound_is_refused_in_one_line(tmp_path: Path) -> None:
         _adopt_step.PARSER_LIMIT,
     )
     assert _adopt_verify.parser_files(str(root)) == [] and _adopt_verify.fingerprint(str(root)) is None
+
+
+def test_a_step_that_gives_no_json_is_refused_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "sage/runtime/tools").mkdir(parents=True)
+    (root / "sage/VERSION").write_text("1.3.21\n")
+    (root / PYTHON_STEP).write_text("import sys\nsys.exit('this is no flag parser')\n")
+    done = adopt(root)
+    assert (done.returncode, done.stdout) == (3, ""), done
+    assert done.stderr == (
+        "sage-flags: adopt: the project's flag-parsing step `python3 %s parse` gives no JSON answer (status 1:"
+        " (nothing on stdout; stderr ends: this is no flag parser))\n" % PYTHON_STEP
+    )
+    assert sorted(p.name for p in root.iterdir()) == ["sage"]

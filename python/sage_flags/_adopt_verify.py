@@ -122,6 +122,11 @@ def verify(root: str, names: "Sequence[str]") -> Outcome:
         runner = Runner(root, step, folder)
         runner.write_configs(configs)
         probe = runner.one(PROBE, ABSENT)
+        if probe[1] is None:  # no flag parser of any release (a layout none had, a file that fails to run)
+            said = probe[2].splitlines()[0][:200] if probe[2] else ""
+            raise NoStep(
+                "the project's flag-parsing step %s gives no JSON answer (status %d: %s)" % (step.shown, probe[0], said)
+            )
         listed = _listed(probe)
         cases = _adopt_corpus.corpus(vocabularies, listed, step.kind)
         theirs = runner.all(cases)
