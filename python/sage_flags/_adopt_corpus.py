@@ -98,7 +98,17 @@ def configs(vocabularies: "Sequence[Vocabulary]") -> "Dict[str, bytes]":
         found[key] = line + b"\n"
         found[key + " (no newline)"] = line
         found[key + " (in a template)"] = template + line + b"\n# a comment\nisolation: branch\n"
-        variants = (b": True", b": 'true'", b":true", b":  true", b": true # on", b": true ", b": yes", b": false")
+        variants = (
+            b": True",
+            b": 'true'",
+            b":true",
+            b":  true",
+            b": true # on",
+            b": true ",
+            b": yes",
+            b": false",
+            b": 3",
+        )
         found[key + " (look-alikes)"] = b"".join(key.encode("ascii") + v + b"\n" for v in variants)
         found[key + " (indented)"] = b"review_loop:\n  " + line + b"\n"
     found["every mode"] = b"".join(key.encode("ascii") + b": true\n" for key in keys)
@@ -129,6 +139,7 @@ def corpus(vocabularies: "Sequence[Vocabulary]", listed: "Sequence[str]", step: 
         for flag in flags:
             if name.split(" ")[0] in (flag.replace("-", "_"), "every"):
                 cases += [("--%s %s" % (flag, GOAL), name), ("--no-%s %s" % (flag, GOAL), name)]
+                cases += [("--%s=3 %s" % (flag, GOAL), name)]  # a value over the config's default
     kept: "List[Case]" = []
     seen = set()
     for case in cases:
