@@ -6,6 +6,7 @@ temporary folder outside it).
 
 import json
 import os
+import selectors
 import shutil
 import subprocess
 import time
@@ -77,8 +78,6 @@ def _run(argv: "List[str]", cwd: str, timeout: "Optional[float]" = None) -> "Tup
     TIMEOUT, when shorter); NoStep when it does not start, takes longer or says more (killed with its process
     group)."""
     limit = TIMEOUT if timeout is None else min(timeout, TIMEOUT)
-    import selectors
-
     try:
         process = subprocess.Popen(
             argv, cwd=cwd, env=_environment(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -86,6 +85,16 @@ def _run(argv: "List[str]", cwd: str, timeout: "Optional[float]" = None) -> "Tup
         )  # fmt: skip
     except OSError as error:
         raise NoStep("cannot run %s (%s)" % (argv[0], error.strerror)) from None
+    with process.stdout, process.stderr:  # type: ignore[union-attr]
+        status, out, err, why = _collect(process, limit)
+    if status is None:
+        _kill(process)
+        raise NoStep("the project's flag-parsing step %s; not adopted" % why)
+    return status, out, err
+
+
+def _collect(process: "subprocess.Popen", limit: float) -> "Tuple[Optional[int], bytes, bytes, str]":
+    """PROCESS's status (None: it ran over LIMIT seconds or OUTPUT_LIMIT bytes, and why), stdout and stderr."""
     chunks: "Dict[int, List[bytes]]" = {process.stdout.fileno(): [], process.stderr.fileno(): []}  # type: ignore
     deadline, size, why = time.monotonic() + limit, 0, ""
     with selectors.DefaultSelector() as selector:
@@ -107,13 +116,8 @@ def _run(argv: "List[str]", cwd: str, timeout: "Optional[float]" = None) -> "Tup
         status = process.wait(max(deadline - time.monotonic(), 0.1)) if not why else None
     except subprocess.TimeoutExpired:
         status, why = None, "ran over %g s" % limit
-    if status is None:
-        _kill(process)
-        raise NoStep("the project's flag-parsing step %s; not adopted" % why)
     out, err = (b"".join(chunks[stream.fileno()]) for stream in (process.stdout, process.stderr))  # type: ignore
-    process.stdout.close()  # type: ignore[union-attr]
-    process.stderr.close()  # type: ignore[union-attr]
-    return status, out, err
+    return status, out, err, why
 
 
 def _kill(process: "subprocess.Popen") -> None:
