@@ -454,3 +454,18 @@ def test_a_step_that_gives_no_json_is_refused_in_one_line(tmp_path: Path) -> Non
         " (nothing on stdout; stderr ends: this is no flag parser))\n" % PYTHON_STEP
     )
     assert sorted(p.name for p in root.iterdir()) == ["sage"]
+
+
+def test_a_temporary_folder_inside_the_project_is_refused(sage_1_3_21: Path, tmp_path: Path) -> None:
+    """H12: the configs go outside the project; a TMPDIR inside it is refused before anything is created."""
+    root = copy(sage_1_3_21, tmp_path)
+    (root / ".tmp").mkdir()
+    before = snapshot(root)
+    env = dict(os.environ, TMPDIR=str(root / ".tmp"))
+    done = subprocess.run([str(SAGE_FLAGS), "adopt"], cwd=root, capture_output=True, text=True, env=env)
+    assert (done.returncode, done.stdout) == (3, ""), done
+    assert (
+        done.stderr == "sage-flags: adopt: the temporary folder %s is inside the project; set TMPDIR to a"
+        " folder outside it\n" % (root / ".tmp")
+    )
+    assert snapshot(root) == before

@@ -116,9 +116,10 @@ def verify(root: str, names: "Sequence[str]") -> Outcome:
         return Outcome(step, 0, None, None)
     vocabularies = [_vocabulary.vocabulary(name) for name in _vocabulary.NAMES]
     configs = _adopt_corpus.configs(vocabularies)
-    with tempfile.TemporaryDirectory(prefix="sage-flags-verify-") as folder:
-        if not os.path.relpath(os.path.realpath(folder), os.path.realpath(root)).startswith(".."):
-            raise NoStep("the temporary folder %s is inside the project; set TMPDIR to a folder outside it" % folder)
+    base = tempfile.gettempdir()
+    if not os.path.relpath(os.path.realpath(base), os.path.realpath(root)).startswith(".."):
+        raise NoStep("the temporary folder %s is inside the project; set TMPDIR to a folder outside it" % base)
+    with tempfile.TemporaryDirectory(prefix="sage-flags-verify-", dir=base) as folder:
         runner = Runner(root, step, folder)
         runner.write_configs(configs)
         probe = runner.one(PROBE, ABSENT)
