@@ -14,6 +14,7 @@ from typing import Dict
 import pytest
 from sage_flags.adopt import SKILL_DIR, VOCABULARIES, claude_command, vocabulary_for_release
 from sage_flags.hook_commands import codex_hook_command
+from sage_step import lay_own_step
 
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
 WRAPPER = ".claude/skills/flag-parser/scripts/sage-flags"
@@ -51,6 +52,7 @@ def sage_project(tmp_path: Path, release: str = "1.3.21") -> Path:
         (root / "sage/core/flag_parser").mkdir()
     else:
         (root / "sage/VERSION").write_text(release + "\n")
+    lay_own_step(root)  # nothing to verify against: the release's vocabulary is the table's (N2)
     (root / ".sage").mkdir()
     (root / ".sage/config.yaml").write_text("quality_locked: true\n")
     return root

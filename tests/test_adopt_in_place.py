@@ -21,6 +21,7 @@ from typing import List
 import pytest
 from sage_flags.adopt import SKILL_DIR, claude_command, forms_ever_written
 from sage_flags.hook_commands import codex_hook_command
+from sage_step import lay_own_step
 
 from parity.layers import NATIVE_EXE, ROOT
 
@@ -82,6 +83,7 @@ def sage_project(tmp_path: Path, settings: "bytes | None" = None) -> Path:
     root = tmp_path / "proj"
     (root / "sage").mkdir(parents=True)
     (root / "sage/VERSION").write_text("1.3.21\n")
+    lay_own_step(root)  # nothing to verify against (N2): these tests are about the settings files
     (root / ".claude").mkdir()
     if settings is not None:
         (root / SETTINGS).write_bytes(settings)

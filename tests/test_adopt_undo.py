@@ -14,6 +14,7 @@ from typing import Dict, Optional, Tuple
 
 import pytest
 from sage_flags.adopt import CLAUDE_MATCHER, SKILL_DIR, claude_command
+from sage_step import OWN_PARSE_SH, lay_own_step
 from test_adopt_in_place import adopt, native_bin, refused  # noqa: F401  (the entries fixture, reused)
 
 SETTINGS = ".claude/settings.json"
@@ -55,12 +56,13 @@ def project(tmp_path: Path, layout: str, settings: Optional[bytes], codex: Optio
     if layout == "1.3":
         (root / "sage").mkdir(parents=True)
         (root / "sage/VERSION").write_text("1.3.21\n")
+        lay_own_step(root)  # nothing to verify against (N2): these tests are about what undo removes
         (root / ".claude/commands").mkdir(parents=True)
         (root / ".claude/commands/build.md").write_text("# build\n")
     else:
         (root / "sage/core/flag_parser").mkdir(parents=True)
         (root / "sage/core/flag_parser/parser.py").write_text("# Sage 1.1's own\n")
-        (root / "sage/core/flag_parser/parse.sh").write_text("#!/bin/sh\n")
+        (root / "sage/core/flag_parser/parse.sh").write_text(OWN_PARSE_SH)
         (root / "sage/core/flag_parser/parse.sh").chmod(0o755)
     if settings is not None:
         (root / ".claude").mkdir(exist_ok=True)

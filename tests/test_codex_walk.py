@@ -19,6 +19,7 @@ from typing import List, Optional
 
 import pytest
 from sage_flags.hook_commands import ADOPTED_WRAPPER, LAUNCHER, codex_commands_ever_written, codex_hook_command
+from sage_step import lay_own_step
 
 from parity.layers import bash_interpreters
 
@@ -276,6 +277,7 @@ def test_adopt_replaces_every_earlier_form(form: str, tmp_path: Path) -> None:
     root = tmp_path / "proj"
     (root / "sage").mkdir(parents=True)
     (root / "sage" / "VERSION").write_text("1.3.21\n")
+    lay_own_step(root)  # nothing to verify against (N2): this test is about the Codex file
     (root / ".codex").mkdir()
     theirs = {"hooks": [{"type": "command", "command": "their-hook"}]}
     ours = {"hooks": [{"type": "command", "command": form, "timeout": 10}]}

@@ -18,6 +18,7 @@ from typing import Dict, List
 
 import pytest
 from artifacts import VERSION, Artifacts, artifacts, clean_env, entry, fresh_venv, package_sources, vector_failures
+from sage_step import lay_own_step
 
 from parity import tiers
 from parity.layers import ROOT
@@ -185,6 +186,7 @@ def test_each_wheel_carries_the_skills_data_and_adopts_with_it(built: Artifacts,
     project = tmp_path / "project"
     (project / "sage").mkdir(parents=True)
     (project / "sage" / "VERSION").write_text("1.3.21\n")
+    lay_own_step(project)  # nothing to verify against (N2): this test is about the skill data the wheel carries
     done = subprocess.run([str(bin_dir / "sage-flags"), "adopt"], cwd=project, capture_output=True, env=clean_env())
     assert (done.returncode, done.stderr) == (0, b""), done
     examples = (project / ".claude/skills/flag-parser/references/examples.md").read_text(encoding="utf-8")

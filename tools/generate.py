@@ -395,7 +395,8 @@ def release_table(build: Build) -> str:
     if build.releases:
         first_text = ".".join(map(str, build.releases[0][0]))
         lines += ["", f"A release outside these rows (below {first_text}, or newer than the last) takes none:"]
-        lines += ["`vocabulary_for_release` returns None and `sage-flags adopt` refuses it (N2)."]
+        lines += ["`vocabulary_for_release` returns None, and `sage-flags adopt` tries every vocabulary on the"]
+        lines += ["project's own parser and adopts the one that agrees (N2)."]
     return "\n".join(lines) + "\n"
 
 

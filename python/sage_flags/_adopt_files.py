@@ -87,12 +87,19 @@ def read_record(root: str) -> "Optional[dict]":
     return record
 
 
-def record_bytes(folders: "Iterable[str]", hooks: "Dict[str, Dict[str, str]]", skill: "Dict[str, bytes]") -> bytes:
+def record_bytes(
+    folders: "Iterable[str]",
+    hooks: "Dict[str, Dict[str, str]]",
+    skill: "Dict[str, bytes]",
+    parser: "Optional[Dict[str, object]]" = None,
+) -> bytes:
+    """PARSER (N2, N6): the adopted vocabulary, the project's parser file(s) and their fingerprint."""
     record = {
         "about": "what sage-flags adopt created here; sage-flags adopt --undo reads it to remove exactly that",
         "created": sorted(set(folders)),
         "hooks": hooks,
         "skill": {rel: digest(data) for rel, data in sorted(skill.items())},
+        **(parser or {}),
     }
     return record_as(record)
 

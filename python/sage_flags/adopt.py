@@ -1,7 +1,9 @@
-"""``sage-flags adopt [--dry-run] [--vocabulary NAME | --undo]``: sage-flags into the Sage project here (SPEC 19).
+"""``sage-flags adopt [--dry-run] [--vocabulary NAME [--no-verify] | --undo | --check]``: sage-flags into the Sage
+project here (SPEC 19).
 
 Run at the root of a Sage project. It finds the project's Sage release (``sage/VERSION``; a Sage 1.1 layout has
-``sage/core/flag_parser/`` and no VERSION) and so its vocabulary, then writes, under ``.claude/`` only (never
+``sage/core/flag_parser/`` and no VERSION) and the vocabulary that agrees with the project's own flag-parsing
+step (``_adopt_verify``, N2: the release's is tried first), then writes, under ``.claude/`` only (never
 under ``sage/``, which ``sage update`` deletes and copies again):
 
 - ``.claude/skills/flag-parser/``: the skill (Agent Skills form) and ``scripts/sage-flags``, a POSIX sh wrapper
@@ -20,7 +22,7 @@ import json
 import os
 import re
 
-from sage_flags import _adopt_files, _io, _settings_edit, _vocab, _vocabulary
+from sage_flags import _adopt_files, _adopt_verify, _io, _settings_edit, _vocab, _vocabulary
 from sage_flags._adopt_files import (
     CODEX_HOOKS,
     FOLDERS,
@@ -225,24 +227,25 @@ def _only_ours(skill: str, files: "Dict[str, Tuple[bytes, int]]") -> bool:
     return True
 
 
-def plan(root: str, vocabulary: "Optional[str]") -> "Tuple[List[str], List[Write]]":
-    """(the report's lines, the writes); raises Refusal before any write."""
+def plan(root: str, vocabulary: "Optional[str]", verify: bool = True) -> "Tuple[List[str], List[Write]]":
+    """(the report's lines, the writes); raises Refusal before any write. N2: the vocabulary is the first that
+    agrees with the project's own step (B5's guess tried first); VERIFY False (--no-verify) takes VOCABULARY."""
     release = project_release(root)
     if release is None:
         raise Refusal(
             "no Sage project here: neither sage/VERSION nor sage/core/flag_parser/ (run it at the project's root)"
         )
-    if vocabulary is None:
-        vocabulary = vocabulary_for_release(release)
-        if vocabulary is None:
-            raise Refusal(
-                "Sage release %r is not one sage-flags knows (%s); choose a vocabulary by hand:"
-                " sage-flags adopt --vocabulary NAME (%s)" % (release, KNOWN_RELEASES, ", ".join(VOCABULARIES))
-            )
+    guess = vocabulary_for_release(release)
+    vocabulary, verified = _adopt_verify.choose(root, vocabulary, guess, verify)
+    if vocabulary is None:  # our own drop-in answers, in a release outside B5's table: nothing tells its vocabulary
+        raise Refusal(
+            "Sage release %r is not one sage-flags knows (%s); choose a vocabulary by hand:"
+            " sage-flags adopt --vocabulary NAME (%s)" % (release, KNOWN_RELEASES, ", ".join(VOCABULARIES))
+        )
     if not re.match(r"^[A-Za-z0-9.-]+$", release):
         release = "unrecognised"  # as the wrapper names it: never a string that needs quoting
     shown = "a Sage 1.1 layout (no sage/VERSION)" if release == NO_VERSION_LAYOUT else "Sage " + release
-    lines = ["sage-flags adopt: %s, vocabulary %s" % (shown, vocabulary)]
+    lines = ["sage-flags adopt: %s, vocabulary %s" % (shown, vocabulary), *verified]
 
     created = [folder for folder in FOLDERS if not os.path.lexists(os.path.join(root, folder))]
     writes = _skill_writes(root, vocabulary, release)
@@ -286,7 +289,11 @@ def _record_write(
     only what undo removes when it is empty), or nothing when it already says exactly that."""
     folders = created + (old["created"] if old else [])
     skill = {rel: data for rel, (data, _) in skill_files(vocabulary, release).items()}
-    data = _adopt_files.record_bytes(folders, _adopt_files.merged_hooks(old, facts), skill)
+    parser = {"vocabulary": vocabulary, "parser": _adopt_verify.parser_files(root)}  # N2, N6: for --check, the wrapper
+    found_fingerprint = _adopt_verify.fingerprint(root)
+    if found_fingerprint is not None:
+        parser["fingerprint"] = found_fingerprint
+    data = _adopt_files.record_bytes(folders, _adopt_files.merged_hooks(old, facts), skill, parser)
     found = read_file(root, RECORD, SKILL_FILE_LIMIT)
     if found is None:
         return [(RECORD, data, None, None, 0o666)]
@@ -310,7 +317,7 @@ class Adopted:
 
 def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
     dry_run, vocabulary, undo = False, None, False
-    rest = list(items)
+    rest = [item for item in items if item not in (b"--check", b"--no-verify")]  # N2: _verify_options reads them
     while rest:
         item = rest.pop(0)
         if item == b"--dry-run":
@@ -326,10 +333,22 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
                 raise UsageError("unknown vocabulary %r (known: %s)" % (name, ", ".join(VOCABULARIES)))
             vocabulary = name
         else:
-            raise UsageError("adopt takes only --dry-run, --vocabulary NAME and --undo")
+            raise UsageError("adopt takes only --dry-run, --vocabulary NAME, --no-verify, --check and --undo")
     if undo and vocabulary is not None:
         raise UsageError("adopt --undo takes only --dry-run (it removes what adopt wrote, for any vocabulary)")
     return dry_run, vocabulary, undo
+
+
+def _verify_options(items: "Sequence[bytes]", named: "Optional[str]", undo: bool) -> "Tuple[bool, bool]":
+    """N2: (--check, whether to verify); --check alone, --no-verify only with a named vocabulary."""
+    check, no_verify = b"--check" in items, b"--no-verify" in items
+    if check and len(items) > 1:
+        raise UsageError("adopt --check takes no other option (it verifies the adopted vocabulary, writing nothing)")
+    if no_verify and undo:
+        raise UsageError("adopt --undo takes only --dry-run (it removes what adopt wrote, for any vocabulary)")
+    if no_verify and named is None:
+        raise UsageError("adopt --no-verify needs a vocabulary: sage-flags adopt --vocabulary NAME --no-verify")
+    return check, not no_verify
 
 
 def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
@@ -337,13 +356,22 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
     with neither the project's release decides (N2). --undo (N13) takes no vocabulary: it removes any."""
     dry_run, vocabulary, undo = _options(items)
     vocabulary = vocabulary or named
+    check, verify = _verify_options(items, vocabulary, undo)
     root = os.getcwd()
+    if check:  # N2.2
+        try:
+            lines = _adopt_verify.check(root)
+        except Refusal as refusal:
+            sys.stderr.write("sage-flags: adopt --check: %s\n" % refusal)
+            return REFUSED
+        _write(("\n".join(lines) + "\n").encode("utf-8"))
+        return OK
     if undo:
         from sage_flags import _adopt_undo
 
         return _adopt_undo.run_undo(root, dry_run, Adopted())
     try:
-        lines, writes = plan(root, vocabulary)
+        lines, writes = plan(root, vocabulary, verify)
     except Refusal as refusal:
         _io.say("sage-flags: adopt: %s\n" % refusal)
         return REFUSED
