@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-from sage_flags import _adopt_files, _io, _settings_edit, _vocab, _vocabulary
+from sage_flags import _adopt_files, _io, _settings_edit, _vocab, _vocabulary, _vocabulary_name
 from sage_flags._adopt_files import (
     CODEX_HOOKS,
     FOLDERS,
@@ -320,12 +320,7 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
             undo = True
         elif item == b"--vocabulary" or item.startswith(b"--vocabulary="):
             value = item.partition(b"=")[2] if b"=" in item else (rest.pop(0) if rest else None)
-            if value is None:
-                raise UsageError("--vocabulary needs a value")
-            name = value.decode("utf-8", "replace")
-            if name not in VOCABULARIES:
-                raise UsageError("unknown vocabulary %r (known: %s)" % (name, ", ".join(VOCABULARIES)))
-            vocabulary = name
+            vocabulary = _vocabulary_name.judged(value, vocabulary)  # B3: the one reading of a name
         else:
             raise UsageError("adopt takes only --dry-run, --vocabulary NAME and --undo")
     if undo and vocabulary is not None:
