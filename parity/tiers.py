@@ -173,7 +173,7 @@ EXTRA_RULES: Dict[str, Rule] = {
 def streamable(vector: vectors.Vector) -> bool:
     """A parse vector that is one record of a shared batch stream: no config, environment, stdin or usage error
     (its operands joined by spaces are the record, C22)."""
-    if vector.command != "parse" or vector.config or vector.env or vector.stdin or vector.status == 2:
+    if vector.command != "parse" or vector.config or vector.env or vector.stdin or vector.before or vector.status == 2:
         return False
     operands, config, _ = vectors.split_argv(vector.argv)
     return config is None and b"--stdin" not in vector.argv and not any(b"\0" in o for o in operands)
