@@ -152,6 +152,9 @@ PRODUCT_TESTS: Dict[str, Tuple[Optional[str], str, str]] = {
     "tests/test_launcher.py::test_output_is_identical_through_every_layer": (None, "which", "shell"),
     # Each command template of the skill under one shell (bash -c or sh -c), both shells at least once.
     "tests/test_skill_templates.py::test_safe_template": (None, "template", "shell"),
+    # docs/SPEC.md B3: per entry, each refusal of the vocabulary's name under one subcommand (rotating), every
+    # subcommand at least once (the vectors hold the same refusals for parse ... hook through every layer).
+    "tests/test_vocabulary_name.py::test_every_refusal_is_status_2_and_b3s_line": ("entry", "refusal", "subcommand"),
     # adopt then undo: per entry, each settings file's shape with one .codex/ case (rotating), both layouts.
     "tests/test_adopt_undo.py::test_adopt_then_undo_leaves_every_byte_and_mode": ("adopt", "settings", "codex"),
 }

@@ -155,7 +155,8 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
     items = [os.fsencode(arg) for arg in args]
     # B3, K8: under `hook`, a refusal of our own (an unknown vocabulary from the option or the environment, a bad
     # command line before `hook`) fails open: status 3 and K8's line, never 2, which blocks the person's prompt.
-    hook = (_vocabulary_name.subcommand(items) if vocabulary_option else items[:1] == [b"hook"]) == b"hook"
+    place = _vocabulary_name.subcommand(items) if vocabulary_option else (items[0] if items else b"")
+    hook = place == b"hook"
     try:
         environment = os.environ.get("SAGE_FLAGS_VOCABULARY")
         name, items, named = _vocabulary_name.read(items, environment, vocabulary_option)
