@@ -54,6 +54,10 @@ REFUSALS = {
     "environment-cr": ([], {"SAGE_FLAGS_VOCABULARY": "sage-1.3\r"}, UNKNOWN),
     "environment-blank": ([], {"SAGE_FLAGS_VOCABULARY": "sage-1.3 "}, UNKNOWN),
     "unknown-environment-and-twice": ([b"--vocabulary=x", b"--vocabulary=y"], {"SAGE_FLAGS_VOCABULARY": "z"}, TWICE),
+    # B3's order: the name missing or empty, then the option again, then the name.
+    "unknown-then-twice": ([b"--vocabulary", b"sage-9", b"--vocabulary", b"sage-1.1"], {}, TWICE),
+    "empty-then-twice": ([b"--vocabulary=", b"--vocabulary", b"sage-1.1"], {}, NO_NAME),
+    "option-as-the-name": ([b"--vocabulary", b"--vocabulary=sage-1.3"], {}, TWICE),
 }
 
 
@@ -114,3 +118,24 @@ def test_adopt_honours_a_name_given_before_it(entry: Layer, how: str, tmp_path: 
     result = run(entry, [*before, b"adopt", b"--dry-run"], root, env)
     assert (result.returncode, result.stderr) == (0, b""), result
     assert result.stdout.splitlines()[0] == b"sage-flags adopt: Sage 1.3.21, vocabulary sage-1.3"
+
+
+def k8(line: bytes) -> bytes:
+    why = line[len(b"sage-flags: ") :].replace(b" (try 'sage-flags --help')", b"").rstrip(b"\n")
+    return b"sage-flags: hook: " + why + b"; not answering (the prompt goes on without it)\n"
+
+
+HOOK_PLACES = {  # the subcommand is the item past every option before it (B3): each of these is `hook`
+    "twice-then-hook": [b"--vocabulary", b"sage-1.3", b"--vocabulary=sage-1.1", b"hook", b"codex"],
+    "equals-twice-then-hook": [b"--vocabulary=sage-1.3", b"--vocabulary", b"hook", b"codex"],
+    "option-as-the-name-then-hook": [b"--vocabulary", b"--vocabulary", b"hook", b"codex"],
+    "unknown-then-twice-then-hook": [b"--vocabulary", b"sage-9", b"--vocabulary", b"x", b"hook", b"codex"],
+}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda entry: entry.name)
+@pytest.mark.parametrize("place", HOOK_PLACES)
+def test_under_hook_every_place_of_it_fails_open(entry: Layer, place: str, tmp_path: Path) -> None:
+    """K8: whatever options stand before `hook`, our refusal never blocks the prompt (status 3, K8's line)."""
+    result = run(entry, HOOK_PLACES[place], tmp_path, {})
+    assert (result.returncode, result.stdout, result.stderr) == (3, b"", k8(TWICE))
