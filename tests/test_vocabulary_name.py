@@ -1,6 +1,6 @@
 """One reading of the vocabulary's name (docs/SPEC.md B3's table; issue 42), for what the vectors cannot carry.
 
-The vectors `vocabulary-name-*` (parity/vectors/sage-1.1.jsonl) hold the table for parse, batch, announce, persist,
+The vectors `*vocabulary-name-*` (parity/vectors/sage-1.1.jsonl) hold the table for parse, batch, announce, persist,
 resume and hook through every layer. Here, through every entry that takes B2's option (the Python CLI and module on
 both backends, the native executable, the launcher before Python and before the executable): the subcommands only
 Python has (`config`, `adopt`, `help`; the executable judges the name before it would hand them over), `--version`,
