@@ -155,6 +155,11 @@ PRODUCT_TESTS: Dict[str, Tuple[Optional[str], str, str]] = {
     # docs/SPEC.md B3: per entry, each refusal of the vocabulary's name under one subcommand (rotating), every
     # subcommand at least once (the vectors hold the same refusals for parse ... hook through every layer).
     "tests/test_vocabulary_name.py::test_every_refusal_is_status_2_and_b3s_line": ("entry", "refusal", "subcommand"),
+    # adopt's own option: each form through one entry (rotating), every entry at least once; adopt honouring a
+    # name, and hook's places: each entry with one form (rotating), every form at least once.
+    "tests/test_vocabulary_name.py::test_adopts_own_option_is_read_by_the_same_rule": (None, "form", "entry"),
+    "tests/test_vocabulary_name.py::test_adopt_honours_a_name_given_before_it": (None, "entry", "how"),
+    "tests/test_vocabulary_name.py::test_under_hook_every_place_of_it_fails_open": (None, "entry", "place"),
     # adopt then undo: per entry, each settings file's shape with one .codex/ case (rotating), both layouts.
     "tests/test_adopt_undo.py::test_adopt_then_undo_leaves_every_byte_and_mode": ("adopt", "settings", "codex"),
 }
