@@ -46,9 +46,16 @@ class Layer:
     env: Dict[str, str] = field(default_factory=dict)
     cwd: Optional[Path] = None
     bash: Optional[str] = None  # the bash layers: the interpreter's path (SPEC H4)
+    # How many of a command's first words name the program, after which B2's `--vocabulary` goes (before the
+    # subcommand); None for a layer that takes no option there (the bash scripts, the drop-in: SPEC B2).
+    program: Optional[int] = None
 
-    def argv(self, command: str, args: Sequence[bytes]) -> List[bytes]:
-        return [os.fsencode(a) for a in self.commands[command]] + list(args)
+    def argv(self, command: str, args: Sequence[bytes], before: Sequence[bytes] = ()) -> List[bytes]:
+        words = [os.fsencode(a) for a in self.commands[command]]
+        if before:
+            assert self.program is not None, f"{self.name} takes nothing before the subcommand"
+            words[self.program : self.program] = list(before)
+        return words + list(args)
 
     def run(
         self,
@@ -59,12 +66,13 @@ class Layer:
         env: Optional[Dict[str, str]] = None,
         cwd: Optional[Path] = None,
         timeout: float = 30,
+        before: Sequence[bytes] = (),
     ) -> subprocess.CompletedProcess:
         full_env = dict(os.environ)
         full_env.update(self.env)
         full_env.update(env or {})
         return subprocess.run(
-            self.argv(command, args),
+            self.argv(command, args, before),
             input=stdin,
             capture_output=True,
             env=full_env,
@@ -155,7 +163,7 @@ def package_layers(suffix: str, python: str, console_script: str, env: Dict[str,
     """One installation's two entries: its `sage-flags` program (cli-SUFFIX) and `python -m sage_flags`."""
     cli = {c: [console_script, *words] for c, words in PYTHON_COMMANDS.items()}
     module = {c: [python, "-m", "sage_flags", *words] for c, words in PYTHON_COMMANDS.items()}
-    return [Layer(f"cli-{suffix}", cli, env), Layer(f"module-{suffix}", module, env)]
+    return [Layer(f"cli-{suffix}", cli, env, program=1), Layer(f"module-{suffix}", module, env, program=3)]
 
 
 def compat_layer(suffix: str, python: str, env: Dict[str, str], sage_dir: Path = SAGE_DIR) -> Layer:
@@ -178,13 +186,12 @@ def project_layers(root: Path) -> List[Layer]:
         ]
     if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
         exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
-        layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}))
+        layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}, program=1))
     if root == ROOT:  # the hook through the launcher (the other commands: tests/test_launcher.py)
         launcher = str(root / "sage" / "bin" / "sage-flags")
         for name, path in LAUNCHER_PATHS.items():
-            layers.append(
-                Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, {"PATH": path, "SAGE_FLAGS_BACKEND": ""})
-            )
+            env = {"PATH": path, "SAGE_FLAGS_BACKEND": ""}
+            layers.append(Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, env, program=2))
     # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
     scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in BASH_COMMANDS}
     for bash in bash_interpreters():

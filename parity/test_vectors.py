@@ -50,6 +50,26 @@ def test_hook_vector(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> No
     check(vector, result, f"{layer.name} {vector.name}")
 
 
+# docs/SPEC.md B2, B3: the vectors with items before the subcommand (`--vocabulary NAME` and its refusals), each
+# through every layer that has its command and takes an option there (the Python CLI and module on both backends,
+# the native executable, the launcher); the bash scripts and the drop-in take none (B2) and are not paired with them.
+BEFORE_VECTORS = [v for v in vectors.load_all(before=True) if v.before]
+
+
+@pytest.mark.parametrize(
+    "layer, vector",
+    [
+        pytest.param(layer, vector, id=f"{vector.name}-{layer.name}")
+        for vector in BEFORE_VECTORS
+        for layer in available_layers(vector.command)
+        if layer.program is not None
+    ],
+)
+def test_vector_before_the_subcommand(layer: Layer, vector: vectors.Vector, tmp_path: Path) -> None:
+    skip_what_this_system_lacks(vector)
+    vectors.check(layer, vector, tmp_path)
+
+
 # docs/SPEC.md B1: every shipped vocabulary's own vectors (parity/vectors/<name>.jsonl, the default's among them),
 # through this one build's layers, the vocabulary named as a caller names it (SAGE_FLAGS_VOCABULARY: every layer
 # reads it; the option is tests/test_vocabularies.py's). Not in a copy built for one vocabulary (it carries no other).
@@ -85,14 +105,14 @@ def test_named_parse_vectors_as_one_batch_stream(layer: Layer, name: str) -> Non
 
 def expressible_as_record(vector: vectors.Vector) -> bool:
     """Whether ``_as_record`` gives a record (decided without creating the vector's config)."""
-    if vector.status == 2 or vector.env or vector.stdin or b"--stdin" in vector.argv:
+    if vector.status == 2 or vector.env or vector.stdin or vector.before or b"--stdin" in vector.argv:
         return False
     return b"\0" not in b" ".join(vectors.split_argv(vector.argv)[0])
 
 
 def _as_record(vector: vectors.Vector, tmp_path: Path):
     """A parse vector as a batch record: (batch argv, record) or None."""
-    if vector.status == 2 or vector.env or vector.stdin or b"--stdin" in vector.argv:
+    if vector.status == 2 or vector.env or vector.stdin or vector.before or b"--stdin" in vector.argv:
         return None  # (ARGUMENTS on stdin, I1, are not operands)
     operands, config, _ = vectors.split_argv(vector.materialise(tmp_path))
     record = b" ".join(operands)

@@ -152,6 +152,14 @@ PRODUCT_TESTS: Dict[str, Tuple[Optional[str], str, str]] = {
     "tests/test_launcher.py::test_output_is_identical_through_every_layer": (None, "which", "shell"),
     # Each command template of the skill under one shell (bash -c or sh -c), both shells at least once.
     "tests/test_skill_templates.py::test_safe_template": (None, "template", "shell"),
+    # docs/SPEC.md B3: per entry, each refusal of the vocabulary's name under one subcommand (rotating), every
+    # subcommand at least once (the vectors hold the same refusals for parse ... hook through every layer).
+    "tests/test_vocabulary_name.py::test_every_refusal_is_status_2_and_b3s_line": ("entry", "refusal", "subcommand"),
+    # adopt's own option: each form through one entry (rotating), every entry at least once; adopt honouring a
+    # name, and hook's places: each entry with one form (rotating), every form at least once.
+    "tests/test_vocabulary_name.py::test_adopts_own_option_is_read_by_the_same_rule": (None, "form", "entry"),
+    "tests/test_vocabulary_name.py::test_adopt_honours_a_name_given_before_it": (None, "entry", "how"),
+    "tests/test_vocabulary_name.py::test_under_hook_every_place_of_it_fails_open": (None, "entry", "place"),
     # adopt then undo: per entry, each settings file's shape with one .codex/ case (rotating), both layouts.
     "tests/test_adopt_undo.py::test_adopt_then_undo_leaves_every_byte_and_mode": ("adopt", "settings", "codex"),
 }
@@ -173,7 +181,7 @@ EXTRA_RULES: Dict[str, Rule] = {
 def streamable(vector: vectors.Vector) -> bool:
     """A parse vector that is one record of a shared batch stream: no config, environment, stdin or usage error
     (its operands joined by spaces are the record, C22)."""
-    if vector.command != "parse" or vector.config or vector.env or vector.stdin or vector.status == 2:
+    if vector.command != "parse" or vector.config or vector.env or vector.stdin or vector.before or vector.status == 2:
         return False
     operands, config, _ = vectors.split_argv(vector.argv)
     return config is None and b"--stdin" not in vector.argv and not any(b"\0" in o for o in operands)

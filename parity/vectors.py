@@ -72,6 +72,7 @@ HEAD_KEYS = (
     "rules",
     "note",
     "checked_against",
+    "before",
     "command",
     "argv",
     "config",
@@ -79,7 +80,7 @@ HEAD_KEYS = (
     "stdin_from_parse",
     "stdin",
 )
-RESULT_KEYS = ("expect", "stdout", "status")  # the hand-written expectation, then the results
+RESULT_KEYS = ("expect", "stderr", "stdout", "status")  # the hand-written expectation, then the results
 
 
 def canonical_line(data: dict) -> str:
@@ -103,6 +104,10 @@ class Vector:
     env: Dict[str, str] = field(default_factory=dict)
     stdin: bytes = b""
     note: str = ""
+    # The items before the subcommand (B2's --vocabulary): only the layers that take them run the vector.
+    before: Tuple[bytes, ...] = ()
+    # The exact stderr, when the line gives it (B3's lines); else only its shape is checked (one line or none).
+    stderr: Optional[bytes] = None
     # Other keys of the line, kept as they are: "manifest" (persist/resume), "expect", "checked_against", ...
     extra: Dict[str, object] = field(default_factory=dict)
 
@@ -122,6 +127,8 @@ class Vector:
         data: dict = {"name": self.name, "rules": list(self.rules)}
         if self.note:
             data["note"] = self.note
+        if self.before:
+            data["before"] = [from_bytes(a) for a in self.before]
         if self.command != "parse":
             data["command"] = self.command
         data["argv"] = [from_bytes(a) for a in self.argv]
@@ -132,6 +139,8 @@ class Vector:
         if self.stdin or self.command == "batch":
             data["stdin"] = from_bytes(self.stdin)
         data.update(self.extra)
+        if self.stderr is not None:
+            data["stderr"] = self.stderr.decode("utf-8")
         data["stdout"] = self.stdout.decode("utf-8")
         data["status"] = self.status
         return data
@@ -172,7 +181,9 @@ def make_config(spec: dict, workdir: Path) -> Path:
     return path
 
 
-KNOWN_FIELDS = {"name", "rules", "note", "command", "argv", "config", "env", "stdin", "stdout", "status"}
+KNOWN_FIELDS = {
+    *("name", "rules", "note", "before", "command", "argv", "config", "env", "stdin", "stderr", "stdout", "status"),
+}
 
 
 def from_data(data: dict) -> Vector:
@@ -188,6 +199,8 @@ def from_data(data: dict) -> Vector:
         env=data.get("env", {}),
         stdin=to_bytes(data.get("stdin", "")),
         note=data.get("note", ""),
+        before=tuple(to_bytes(a) for a in data.get("before", ())),
+        stderr=data["stderr"].encode("utf-8") if "stderr" in data else None,
         extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
     )
 
@@ -218,14 +231,16 @@ def load(path: Path) -> Vector:
     return vector
 
 
-def load_all(command: Optional[str] = None, vocabulary: Optional[str] = None) -> List[Vector]:
+def load_all(command: Optional[str] = None, vocabulary: Optional[str] = None, *, before: bool = False) -> List[Vector]:
     """The vectors of ``vocabulary`` (this project's default vocabulary's when None; none when this copy of the
-    project carries no vectors for it, as a copy built for a new vocabulary: tools/build_vocabulary.py)."""
+    project carries no vectors for it, as a copy built for a new vocabulary: tools/build_vocabulary.py). Those with
+    items before the subcommand (B2's option) only with ``before``: a test that runs them places the items (Layer.run's
+    ``before``) and pairs them only with the layers that take them (``Layer.program``)."""
     path = vector_file(vocabulary)
     if vocabulary is None and not path.exists():
         return []
     vectors = load_file(path)
-    return [v for v in vectors if command is None or v.command == command]
+    return [v for v in vectors if (command is None or v.command == command) and (before or not v.before)]
 
 
 def windows_lacks(vector: Vector) -> List[str]:
@@ -286,9 +301,12 @@ def _is_utf8(data: bytes) -> bool:
 
 
 def assert_matches(vector: Vector, result: "subprocess.CompletedProcess[bytes]", where: str) -> None:
-    """stdout and status exactly as the vector says; stderr empty for 0/1, one line otherwise (C3, C19)."""
+    """stdout and status exactly as the vector says; stderr empty for 0/1, one line otherwise (C3, C19), and
+    exactly the vector's when it gives it."""
     assert result.stdout == vector.stdout, f"{where}: stdout differs"
     assert result.returncode == vector.status, f"{where}: exit status {result.returncode}"
+    if vector.stderr is not None:
+        assert result.stderr == vector.stderr, f"{where}: stderr {result.stderr!r}"
     if vector.status in (0, 1):
         assert result.stderr == b"", f"{where}: stderr must be empty with status 0/1 (C19)"
     else:
@@ -337,13 +355,19 @@ def materialise_manifest(spec: dict, workdir: Path) -> Path:
     return path
 
 
+def placed(vector: Vector) -> Dict[str, Tuple[bytes, ...]]:
+    """Layer.run's ``before`` for a vector with items before the subcommand; nothing for the others (so that a
+    runner of its own, the Windows simulation's, needs no such parameter)."""
+    return {"before": vector.before} if vector.before else {}
+
+
 def run_manifest_vector(
     layer: "Layer", vector: Vector, workdir: Path
 ) -> "Tuple[subprocess.CompletedProcess[bytes], Path]":
     spec = vector.extra["manifest"]
     path = materialise_manifest(spec, workdir)
     argv = [item.replace(MANIFEST_PLACEHOLDER, os.fsencode(path)) for item in vector.materialise(workdir)]
-    result = layer.run(vector.command, argv, stdin=vector.stdin, env=vector.env, cwd=workdir)
+    result = layer.run(vector.command, argv, stdin=vector.stdin, env=vector.env, cwd=workdir, **placed(vector))
     return result, path
 
 
@@ -354,6 +378,8 @@ def check_manifest_vector(layer: "Layer", vector: Vector, workdir: Path) -> None
     where = f"{layer.name} {vector.name}"
     assert result.stdout == vector.stdout, f"{where}: stdout {result.stdout!r}"
     assert result.returncode == vector.status, f"{where}: status {result.returncode}, stderr {result.stderr!r}"
+    if vector.stderr is not None:
+        assert result.stderr == vector.stderr, f"{where}: stderr {result.stderr!r}"
     if vector.status in (0, 1):
         assert result.stderr == b"", f"{where}: stderr must be empty"
     else:
@@ -382,7 +408,8 @@ def check(layer: "Layer", vector: Vector, workdir: Path) -> None:
         check_manifest_vector(layer, vector, workdir)
         return
     cwd = workdir if vector.command == "config" else None
-    result = layer.run(vector.command, vector.materialise(workdir), stdin=vector.stdin, env=vector.env, cwd=cwd)
+    materialised = vector.materialise(workdir)
+    result = layer.run(vector.command, materialised, stdin=vector.stdin, env=vector.env, cwd=cwd, **placed(vector))
     assert_matches(vector, result, f"{layer.name} {vector.name}")
 
 

@@ -259,3 +259,36 @@ def test_a_handed_over_subcommand_keeps_the_named_vocabulary(wheel_venv: Path, t
     assert default.returncode == 0 and b"parallel" not in default.stdout.split(b"\n")[-2]
     unknown = run([str(wheel_venv / "sage-flags"), "--vocabulary", "sage-9", "config", "explain", str(config)])
     assert (unknown.returncode, unknown.stdout, unknown.stderr.count(b"\n")) == (2, b"", 1)
+
+
+@pytest.mark.parametrize(
+    "argv, env",
+    [
+        (["--vocabulary", "sage-1.3", "adopt", "--dry-run"], {}),
+        (["adopt", "--dry-run"], {"SAGE_FLAGS_VOCABULARY": "sage-1.3"}),
+        (["adopt", "--dry-run", "--vocabulary", "sage-1.3\r"], {}),
+        (["adopt", "--dry-run", "--vocabulary=sage-1.3", "--vocabulary", "sage-1.1"], {}),
+        (["--vocabulary=sage-1.3", "--vocabulary", "sage-1.3", "config", "explain", "x"], {}),
+        (["--vocabulary=", "help"], {}),
+        (["config", "explain", "x"], {"SAGE_FLAGS_VOCABULARY": "sage-1.3 "}),
+    ],
+    ids=["option-adopt", "environment-adopt", "adopt-own-cr", "adopt-own-twice", "twice-config", "empty-help", "blank"],
+)
+def test_handed_over_the_name_is_read_as_python_reads_it(
+    wheel_venv: Path, argv: List[str], env: Dict[str, str], tmp_path: Path
+) -> None:
+    """SPEC B3, D27: before and after the hand-over, one reading of the vocabulary's name: the executable and
+    `python -m sage_flags` give the same bytes and status; a name given before `adopt` is adopted (Sage 1.3.21's
+    own would be sage-1.3.18)."""
+    (tmp_path / "sage").mkdir()
+    (tmp_path / "sage" / "VERSION").write_text("1.3.21\n")
+    full = clean_env(**env)
+    exe = run([str(wheel_venv / "sage-flags"), *argv], cwd=tmp_path, env=full)
+    module = run([str(wheel_venv / "python"), "-m", "sage_flags", *argv], cwd=tmp_path, env=full)
+    assert (exe.returncode, exe.stdout, exe.stderr) == (module.returncode, module.stdout, module.stderr)
+    if "--dry-run" in argv and exe.returncode == 0:
+        assert exe.stdout.splitlines()[0] == b"sage-flags adopt: Sage 1.3.21, vocabulary sage-1.3"
+    else:
+        lines = (b"unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)", b"--vocabulary given more than once")
+        lines += (b"--vocabulary needs a name",)
+        assert exe.returncode == 2 and any(exe.stderr.startswith(b"sage-flags: " + line) for line in lines), exe

@@ -73,10 +73,11 @@ class ForkedReference:
         env: Optional[Dict[str, str]] = None,
         cwd: Optional[Path] = None,
         timeout: float = 30,
+        before: Sequence[bytes] = (),
     ) -> "subprocess.CompletedProcess[bytes]":
         if env or self.main is None:
-            return self.layer.run(command, args, stdin=stdin, env=env, cwd=cwd, timeout=timeout)
-        argv = [command.encode(), *args]
+            return self.layer.run(command, args, stdin=stdin, env=env, cwd=cwd, timeout=timeout, before=before)
+        argv = [*before, command.encode(), *args]
         with tempfile.TemporaryDirectory(prefix="sage-flags-stdio-") as stdio:
             paths = [Path(stdio, name) for name in ("stdin", "stdout", "stderr")]
             for path, content in zip(paths, (stdin, b"", b"")):
@@ -141,7 +142,10 @@ def run_alone(layer: "Layer | ForkedReference", data: dict, stdin: bytes, workdi
         results["manifest"] = spec
     else:
         cwd = workdir if vector.command == "config" else None
-        result = layer.run(vector.command, vector.materialise(workdir), stdin=stdin, env=vector.env, cwd=cwd)
+        argv = vector.materialise(workdir)
+        result = layer.run(vector.command, argv, stdin=stdin, env=vector.env, cwd=cwd, before=vector.before)
+    if "stderr" in data:  # given exactly where the line asks for it (B3's lines)
+        results["stderr"] = result.stderr.decode("utf-8")
     results.update(stdout=result.stdout.decode("utf-8"), status=result.returncode)
     return results, result.stderr
 
@@ -165,6 +169,8 @@ def disagreements(data: dict, made: dict, stderr: bytes, supported: str) -> List
         return found
     if status != expect["status"]:
         found.append(f"status {status}, expected {expect['status']}")
+    if "stderr" in expect and stderr != expect["stderr"].encode("utf-8"):
+        found.append(f"stderr {stderr!r}, expected {expect['stderr']!r}")
     if "answer" in expect and _hook_answer(stdout) != expect["answer"]:
         found.append(f"hook answer {_hook_answer(stdout)!r}, expected {expect['answer']!r}")
     if "goal" in expect or "error" in expect or "modes" in expect:

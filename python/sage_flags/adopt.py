@@ -22,7 +22,7 @@ import json
 import os
 import re
 
-from sage_flags import _adopt_files, _adopt_verify, _io, _settings_edit, _vocab, _vocabulary
+from sage_flags import _adopt_files, _adopt_verify, _io, _settings_edit, _vocab, _vocabulary, _vocabulary_name
 from sage_flags._adopt_files import (
     CODEX_HOOKS,
     FOLDERS,
@@ -326,12 +326,7 @@ def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
             undo = True
         elif item == b"--vocabulary" or item.startswith(b"--vocabulary="):
             value = item.partition(b"=")[2] if b"=" in item else (rest.pop(0) if rest else None)
-            if value is None:
-                raise UsageError("--vocabulary needs a value")
-            name = value.decode("utf-8", "replace")
-            if name not in VOCABULARIES:
-                raise UsageError("unknown vocabulary %r (known: %s)" % (name, ", ".join(VOCABULARIES)))
-            vocabulary = name
+            vocabulary = _vocabulary_name.judged(value, vocabulary)  # B3: the one reading of a name
         else:
             raise UsageError("adopt takes only --dry-run, --vocabulary NAME, --no-verify, --check and --undo")
     if undo and vocabulary is not None:
@@ -362,7 +357,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
         try:
             lines = _adopt_verify.check(root)
         except Refusal as refusal:
-            sys.stderr.write("sage-flags: adopt --check: %s\n" % refusal)
+            _io.say("sage-flags: adopt --check: %s\n" % refusal)
             return REFUSED
         _write(("\n".join(lines) + "\n").encode("utf-8"))
         return OK

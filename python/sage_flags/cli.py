@@ -9,6 +9,7 @@ argv is an option except ``--config-path`` and ``--`` (C1, C4).
 import os
 import sys
 
+from sage_flags import _vocabulary_name
 from sage_flags._io import (
     FAIL_OPEN_LINE,
     OK,
@@ -105,45 +106,6 @@ def _version(_items: "Sequence[bytes]", _vocabulary: str) -> int:
     return OK
 
 
-class UnknownVocabulary(Exception):
-    """B3: a vocabulary name this layer does not carry: status 2, the one line UNKNOWN_VOCABULARY."""
-
-
-def _choose_vocabulary(items: "List[bytes]", vocabulary_option: bool = True) -> "Tuple[str, List[bytes]]":
-    """B2: the one reading of the vocabulary's name, and the items after it: ``--vocabulary NAME`` (or
-    ``--vocabulary=NAME``) as the first item when ``vocabulary_option``, else SAGE_FLAGS_VOCABULARY (unset or
-    empty: the default). Only the first item is looked at: after a subcommand, the same text is an operand (goal
-    text), never a selector. B3: no name after it, an empty one or ``hook`` (no vocabulary is named so) is the
-    option without its name; UnknownVocabulary for a name this build does not carry."""
-    from sage_flags._vocab import DEFAULT, NAMES
-
-    first = items[0] if items and vocabulary_option else b""
-    if first == b"--vocabulary":
-        if len(items) < 2 or items[1] in (b"", b"hook"):
-            raise UsageError("--vocabulary needs a name")
-        name, items = os.fsdecode(items[1]), items[2:]
-    elif first.startswith(b"--vocabulary="):
-        if first == b"--vocabulary=":
-            raise UsageError("--vocabulary needs a name")
-        name, items = os.fsdecode(first[len(b"--vocabulary=") :]), items[1:]
-    else:
-        name = os.environ.get("SAGE_FLAGS_VOCABULARY") or DEFAULT
-    if name not in NAMES:
-        raise UnknownVocabulary()
-    return name, items
-
-
-def _subcommand(items: "List[bytes]", vocabulary_option: bool) -> bytes:
-    """B3: the item in the subcommand's place: the first, or the one after B2's option (``--vocabulary hook``:
-    the option without its name, before ``hook``); b"" when there is none."""
-    place = 0
-    if vocabulary_option and items and items[0].startswith(b"--vocabulary="):
-        place = 1
-    elif vocabulary_option and items and items[0] == b"--vocabulary":
-        place = 1 if items[1:2] in ([b"hook"], []) else 2
-    return items[place] if place < len(items) else b""
-
-
 # Subcommands: name -> "module:function", imported only when used (start-up); each is called with its items and
 # the vocabulary's name (B2).
 COMMANDS: "Dict[bytes, Union[str, Callable[[Sequence[bytes], str], int]]]" = {
@@ -170,11 +132,11 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
     items = [os.fsencode(arg) for arg in args]
     # B3, K8: under `hook`, a refusal of our own (an unknown vocabulary from the option or the environment, a bad
     # command line before `hook`) fails open: status 3 and K8's line, never 2, which blocks the person's prompt.
-    hook = _subcommand(items, vocabulary_option) == b"hook"
+    place = _vocabulary_name.subcommand(items) if vocabulary_option else (items[0] if items else b"")
+    hook = place == b"hook"
     try:
-        name, rest = _choose_vocabulary(items, vocabulary_option)
-        named = len(rest) != len(items) or bool(os.environ.get("SAGE_FLAGS_VOCABULARY"))
-        items = rest
+        environment = os.environ.get("SAGE_FLAGS_VOCABULARY")
+        name, items, named = _vocabulary_name.read(items, environment, vocabulary_option)
         if not items:
             raise UsageError("a subcommand is required")
         if items[0] == b"adopt" and not named:
@@ -193,7 +155,7 @@ def main(argv: "Optional[Sequence[Union[str, bytes]]]" = None, vocabulary_option
             return _fail_open(str(error))
         say("sage-flags: %s (try 'sage-flags --help')\n" % error)
         return USAGE_ERROR
-    except UnknownVocabulary:
+    except _vocabulary_name.UnknownVocabulary:
         from sage_flags._vocab import UNKNOWN_VOCABULARY
 
         if hook:

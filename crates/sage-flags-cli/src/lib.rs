@@ -54,10 +54,8 @@ pub fn program<A: AsRef<[u8]>>(
             let _ = writeln!(stderr, "{UNKNOWN_VOCABULARY}"); // B3: one line, status 2, no fallback
             return Exit::Status(USAGE_ERROR);
         }
-        Err(VocabularyError::NoName) if under_hook => {
-            return Exit::Status(hook::fail_open(stderr, NO_VOCABULARY_NAME));
-        }
-        Err(VocabularyError::NoName) => return usage(stderr, NO_VOCABULARY_NAME),
+        Err(VocabularyError::Usage(why)) if under_hook => return Exit::Status(hook::fail_open(stderr, why)),
+        Err(VocabularyError::Usage(why)) => return usage(stderr, why),
     };
     let Some((command, args)) = argv.split_first() else {
         return usage(stderr, "a subcommand is required");
@@ -91,38 +89,52 @@ pub fn version_line() -> String {
 
 enum VocabularyError {
     Unknown,
-    NoName,
+    Usage(&'static str),
 }
 
-/// B3: the usage error of `--vocabulary` without its name.
+/// B3: the usage errors of the option itself (the command line's shape, judged before the name).
 const NO_VOCABULARY_NAME: &str = "--vocabulary needs a name";
+const VOCABULARY_REPEATED: &str = "--vocabulary given more than once";
 
-/// B3: the item in the subcommand's place: the first, or the one after B2's option (`--vocabulary hook`: the
-/// option without its name, before `hook`).
+fn is_vocabulary_option(item: &[u8]) -> bool {
+    item == b"--vocabulary" || item.starts_with(b"--vocabulary=")
+}
+
+/// B3: the item in the subcommand's place, past every option before it (`--vocabulary=NAME`, `--vocabulary` with
+/// the item after it, unless that is `hook` or nothing: `--vocabulary hook` is the option without its name).
 fn subcommand<A: AsRef<[u8]>>(argv: &[A]) -> Option<&[u8]> {
     let items: Vec<&[u8]> = argv.iter().map(AsRef::as_ref).collect();
-    let place = match items.as_slice() {
-        [b"--vocabulary"] | [b"--vocabulary", b"hook", ..] => 1,
-        [b"--vocabulary", ..] => 2,
-        [first, ..] if first.starts_with(b"--vocabulary=") => 1,
-        _ => 0,
-    };
+    let mut place = 0;
+    while let Some(item) = items.get(place) {
+        place += match (*item, items.get(place + 1).copied()) {
+            (b"--vocabulary", None | Some(b"hook")) => 1,
+            (b"--vocabulary", Some(_)) => 2,
+            (item, _) if item.starts_with(b"--vocabulary=") => 1,
+            _ => break,
+        };
+    }
     items.get(place).copied()
 }
 
 /// B2: `--vocabulary NAME` (or `--vocabulary=NAME`) before the subcommand, else SAGE_FLAGS_VOCABULARY, else the
-/// default; the rest of argv. Only the first item is looked at: after the subcommand it is an operand.
-/// B3: no name after it, an empty one or `hook` (no vocabulary is named so) is the option without its name.
+/// default; the rest of argv. Only the first item is looked at: after the subcommand it is an operand. B3, in this
+/// order: no name after it, an empty one or `hook` (no vocabulary is named so) is the option without its name;
+/// an option again right after it is the option given twice; then a name this build does not carry is unknown.
+/// No trimming: a name is a vocabulary's only when it is exactly one, byte for byte.
 fn choose_vocabulary<A: AsRef<[u8]>>(argv: &[A]) -> Result<(&'static Vocabulary, &[A]), VocabularyError> {
     let (name, rest) = match argv.first().map(AsRef::as_ref) {
         Some(b"--vocabulary") => match argv.get(1).map(AsRef::as_ref) {
-            Some(b"" | b"hook") | None => return Err(VocabularyError::NoName),
+            Some(b"" | b"hook") | None => return Err(VocabularyError::Usage(NO_VOCABULARY_NAME)),
+            Some(name) if is_vocabulary_option(name) => return Err(VocabularyError::Usage(VOCABULARY_REPEATED)),
             Some(name) => (Some(name), &argv[2..]),
         },
-        Some(b"--vocabulary=") => return Err(VocabularyError::NoName),
+        Some(b"--vocabulary=") => return Err(VocabularyError::Usage(NO_VOCABULARY_NAME)),
         Some(item) if item.starts_with(b"--vocabulary=") => (Some(&item[b"--vocabulary=".len()..]), &argv[1..]),
         _ => (None, argv),
     };
+    if name.is_some() && rest.first().is_some_and(|item| is_vocabulary_option(item.as_ref())) {
+        return Err(VocabularyError::Usage(VOCABULARY_REPEATED));
+    }
     let vocab = match name {
         Some(name) => Vocabulary::named(name),
         None => Vocabulary::from_environment(),
@@ -207,6 +219,33 @@ mod program_tests {
         }
         let (_, _, stderr) = call(&["--vocabulary", "sage-9", "parse", "x"], b"");
         assert_eq!(stderr, format!("{UNKNOWN_VOCABULARY}\n").into_bytes());
+    }
+
+    #[test]
+    fn one_reading_of_the_vocabulary_name() {
+        // B3's table: the option's shape first (no name, given twice), then the name, exactly (nothing trimmed).
+        let line = |why: &str| format!("sage-flags: {why} (try 'sage-flags --help')\n").into_bytes();
+        let unknown = format!("{UNKNOWN_VOCABULARY}\n").into_bytes();
+        for (argv, want) in [
+            (&["--vocabulary", "sage-1.3", "--vocabulary", "sage-1.3", "parse"][..], line(VOCABULARY_REPEATED)),
+            (&["--vocabulary=sage-1.3", "--vocabulary=sage-1.1", "parse"], line(VOCABULARY_REPEATED)),
+            (&["--vocabulary", "--vocabulary=sage-1.1", "parse"], line(VOCABULARY_REPEATED)),
+            (&["--vocabulary", "sage-9", "--vocabulary", "sage-1.1", "parse"], line(VOCABULARY_REPEATED)),
+            (&["--vocabulary=", "--vocabulary", "sage-1.1", "parse"], line(NO_VOCABULARY_NAME)),
+            (&["--vocabulary"], line(NO_VOCABULARY_NAME)),
+            (&["--vocabulary", "sage-1.3\r", "parse"], unknown.clone()),
+            (&["--vocabulary", "sage-1.3 ", "parse"], unknown.clone()),
+            (&["--vocabulary", " sage-1.3", "parse"], unknown.clone()),
+            (&["--vocabulary=sage-1.3\n", "parse"], unknown.clone()),
+        ] {
+            let (exit, stdout, stderr) = call(argv, b"");
+            assert_eq!((exit, stdout, stderr), (Exit::Status(USAGE_ERROR), vec![], want), "{argv:?}");
+        }
+        assert_eq!(subcommand(&["--vocabulary", "a", "--vocabulary=b", "hook"]), Some(&b"hook"[..]));
+        assert_eq!(subcommand(&["--vocabulary=a", "--vocabulary", "hook", "codex"]), Some(&b"hook"[..]));
+        let (exit, _, stderr) = call(&["--vocabulary=sage-1.3", "--vocabulary", "sage-1.1", "hook", "codex"], b"{}");
+        let k8 = format!("sage-flags: hook: {VOCABULARY_REPEATED}; not answering (the prompt goes on without it)\n");
+        assert_eq!((exit, stderr), (Exit::Status(3), k8.into_bytes()));
     }
 
     #[test]

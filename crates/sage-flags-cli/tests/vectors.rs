@@ -1,6 +1,7 @@
 //! Every vector of the default vocabulary (parity/vectors/<name>.jsonl) that the native program runs
 //! itself, in process through its one dispatcher, `program`, and each shipped vocabulary's own vectors
-//! through `program` with `--vocabulary NAME` before the subcommand (docs/SPEC.md B2).
+//! through `program` with `--vocabulary NAME` before the subcommand (docs/SPEC.md B2). A vector's own items before
+//! the subcommand (`before`, B3's refusals) go there too, and its `stderr`, where it gives it, is checked exactly.
 //! The format is parity/vectors.py's (parity/README.md): one JSON object per line.
 
 use std::fs;
@@ -129,6 +130,10 @@ fn check(vocab: &'static Vocabulary, name: &str, data: &Value) -> Option<String>
         });
     }
     let stdin = data.get("stdin").map(to_bytes).unwrap_or_default();
+    // B2, B3: the items before the subcommand (`--vocabulary NAME` and its refusals), where the vector gives them.
+    let before: Vec<Vec<u8>> =
+        data.get("before").and_then(Value::as_array).into_iter().flatten().map(to_bytes).collect();
+    argv.splice(0..0, before);
     if vocab.name != DEFAULT_VOCABULARY.name {
         argv.splice(0..0, [b"--vocabulary".to_vec(), vocab.name.as_bytes().to_vec()]);
     }
@@ -149,6 +154,8 @@ fn check(vocab: &'static Vocabulary, name: &str, data: &Value) -> Option<String>
     } else {
         stderr.is_empty()
     };
+    let stderr_ok =
+        stderr_ok && data.get("stderr").and_then(Value::as_str).is_none_or(|want| stderr == want.as_bytes());
     (!stderr_ok).then(|| format!("{name}: stderr {:?}", String::from_utf8_lossy(&stderr)))
 }
 
