@@ -12,7 +12,7 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION_LIMIT = 0.10  # a kept row's figure may be at most 10% worse than the baseline's (issue 42)
@@ -21,6 +21,7 @@ THIS_TREE, BASELINE = "this tree", "baseline"
 # registry's crates, built once, are reused; the baseline's own crates are rebuilt, their sources being newer).
 REUSED_BUILD = ("target",)
 Sample = Tuple[float, float]  # one run's (wall, CPU = user + system) seconds
+Name = TypeVar("Name")
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,16 @@ class BaselineTree:
         self.log = work / "baseline-setup.log"
 
     def __enter__(self) -> Tree:
-        git = ["git", "-C", str(ROOT), "worktree"]
-        subprocess.run([*git, "add", "--detach", "--quiet", str(self.path), self.commit], check=True)
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(self.path), self.commit],
+                       check=True)  # fmt: skip
+        try:
+            self.set_up()
+        except BaseException:  # a failed or interrupted setup leaves no worktree either
+            self.__exit__()
+            raise
+        return Tree(BASELINE, self.path, self.path / ".venv" / "bin")
+
+    def set_up(self) -> None:
         for name in REUSED_BUILD:
             if (ROOT / name).is_dir():
                 shutil.copytree(ROOT / name, self.path / name, symlinks=True)
@@ -76,17 +85,15 @@ class BaselineTree:
             done = subprocess.run(setup, stdout=log, stderr=subprocess.STDOUT, env=env)
         if done.returncode:
             tail = self.log.read_text(errors="replace").splitlines()[-15:]
-            self.__exit__()
             raise SystemExit("bench: the baseline's `make setup` failed:\n" + "\n".join(tail))
-        return Tree(BASELINE, self.path, self.path / ".venv" / "bin")
 
     def __exit__(self, *_: Any) -> None:
+        # Never `git worktree prune`: the repository's other worktrees are other people's.
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(self.path)], capture_output=True)
         shutil.rmtree(self.path, ignore_errors=True)
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], capture_output=True)
 
 
-def rounds(labels: Sequence[str], count: int) -> Iterator[List[str]]:
+def rounds(labels: Sequence[Name], count: int) -> Iterator[List[Name]]:
     """The order of each round: ``labels`` forwards, then backwards, and so on, so that no command always runs
     first after a pause or right after another's (a subject and its reference stay side by side either way)."""
     for index in range(count):
@@ -123,7 +130,7 @@ def compare(row: Dict[str, Any]) -> Dict[str, Any]:
         return row
     change = this["value"] / max(base["value"], 1e-9) - 1
     extra = {"cpu_change": this["cpu_ratio"] / max(base["cpu_ratio"], 1e-9) - 1} if "cpu_ratio" in base else {}
-    return {**row, "change": change, **extra, "flagged": change > REGRESSION_LIMIT}
+    return {**row, "change": change, **extra, "flagged": change > REGRESSION_LIMIT + 1e-9}  # 0.11 / 0.10: +10%
 
 
 def regressions(rows: Dict[str, Dict[str, Any]]) -> List[str]:
