@@ -12,13 +12,12 @@ import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pyperf  # make bench installs it (requirements-bench.txt)
 
@@ -26,7 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "python")]
 
 import bench_baseline  # noqa: E402  (tools/, this script's folder)
-from bench_baseline import THIS_TREE, Sample, Tree  # noqa: E402
+import bench_rows  # noqa: E402
+from bench_baseline import THIS_TREE, Tree  # noqa: E402
+from bench_rows import EXE_VS_TRUE, PURE_VS_PYTHON  # noqa: E402
 from sage_flags import reference  # noqa: E402
 from sage_flags._vocabulary import vocabulary  # noqa: E402
 
@@ -40,23 +41,13 @@ KIB = 1024
 
 # Targets (issues 3, 4, 6, 20, 28, 37). Start-up: a layer's parse beside its runtime's bare start (what, command,
 # the most its median may be times that one's), then fixed pairs (results key, row, a, b, that limit).
-BARE = {"python": ("bare python", "python -c pass", 1.15), "bash": ("its bare bash", "{} -c :", 1.5)}
-BARE["exe"] = ("/bin/true", "/bin/true", 1.5)
+BARE = {"python": ("bare python", "python -c pass", PURE_VS_PYTHON), "bash": ("its bare bash", "{} -c :", 1.5)}
+BARE["exe"] = ("/bin/true", "/bin/true", EXE_VS_TRUE)
 FIXED_RATIOS = [
     ("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", BARE["exe"][2]),
     ("cold_start", "cold start, cli-native vs cli-pure", "cli-native", "cli-pure", 1.05),
     ("cold_start", "cold start, exe vs the console script (cli-native)", "exe", "cli-native", 0.1),
 ]  # (issue 37's row, the launcher's PATH search in a Sage 1.3 project, is retired with that search: issue 42)
-# Issue 42's kept rows: (goal: the most the interleaved median ratio may be, the Bench method giving a tree's
-# (subject, reference)); `--baseline REF` times each beside REF's and flags one > 10% worse (bench_baseline.py).
-KEPT_ROWS = {
-    "native executable vs /bin/true": (BARE["exe"][2], "exe_pair"),
-    "console script, pure backend (cli-pure) vs python -c pass": (BARE["python"][2], "cli_pure_pair"),
-    "adopted wrapper, Sage 1.3.21 project, native executable on PATH, vs Sage's sage_flags.py": (0.15, "wrapper_pair"),
-}
-# Issue 44's row (the slot: measured once adopt verifies, skipped with the reason before).
-ADOPT_VERIFICATION = "adopt's verification of a Sage 1.3.21 project (`adopt --dry-run`): CPU seconds"
-ADOPT_VERIFICATION_CPU_S = 10.0
 NATIVE_SPEEDUP = 10.0  # in-process parse+to_json, pure / native, typical input
 BIG_FLAGS_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
 BASH_BATCH = 5_000  # records/s
@@ -83,14 +74,6 @@ HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
 HOOK_EVENT = dict(session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl",
     cwd="/home/user/app", permission_mode="default", hook_event_name="UserPromptSubmit",
     prompt="Fix the login bug on the settings page, then run the tests.")  # fmt: skip
-SAGE_RELEASE = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: its README.md
-SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
-# In an adopted Sage 1.3 project, from its root: the wrapper as the adopted skill runs it, Sage's own step as its
-# /build runs it (.claude/commands/build.md), both reading the project's config.
-ADOPTED_WRAPPER = ["/bin/sh", ".claude/skills/flag-parser/scripts/sage-flags"]
-SAGE_STEP = ["sage/runtime/tools/sage_flags.py"]  # after python3
-SAGE_PROJECT_ARGS = ["parse", SAGE_1_3_ARGS, "--config-path", ".sage/config.yaml"]
-WARMUP_ROUNDS = 3
 GOALS = ["Ship dark mode", 'Rename "userId"', "Übersetze die Hilfe", "修复登录", "green again 🚀", "a\tb\nc", ""]
 
 
@@ -112,57 +95,12 @@ def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
     return {"median_ms": 1000 * median, "min_ms": 1000 * times[0], "max_ms": 1000 * times[-1], "cpu_ms": 1000 * cpu}
 
 
-class Command(NamedTuple):
-    """A process to spawn: argv (its program's absolute path first), its whole environment and its folder."""
-
-    argv: Sequence[Union[str, bytes]]
-    env: Dict[str, str]
-    cwd: Optional[Path] = None
-
-
-class NotMeasured(Exception):
-    """A row that cannot be measured in a tree (the reason is printed and reported, never a failure of the bench)."""
-
-
-def clean_env(path: Optional[str] = None) -> Dict[str, str]:
-    """This environment without SAGE_FLAGS_* (a row sets what it means), PATH replaced when ``path`` is given."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}
-    return {**env, "PATH": path} if path else env
-
-
-def native_path(tree: Tree) -> str:
-    """PATH with the tree's native executable first, as the native wheel installs it, then the system's programs."""
-    return f"{tree.native_exe.parent}:/usr/bin:/bin"
-
-
-def spawn(command: Command, stdin: Any, stdout: Any) -> Tuple[float, float, int]:
-    """(wall s, CPU s, status) of one run, spawned as hyperfine -N does (no shell); CPU is user + system of the
-    process and the children it waited for (wait4)."""
-    if command.cwd:
-        os.chdir(command.cwd)  # posix_spawn takes no folder: the child starts in ours (restored by the caller)
-    actions = [(os.POSIX_SPAWN_DUP2, stdin.fileno(), 0), (os.POSIX_SPAWN_DUP2, stdout.fileno(), 1)]
-    start = time.perf_counter()
-    _, status, usage = os.wait4(os.posix_spawn(command.argv[0], command.argv, command.env, file_actions=actions), 0)
-    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
-
-
-def answer(command: Command, want: Optional[bytes] = None) -> bytes:
-    """``command``'s stdout once it answered: status 0, no stderr, and ``want`` exactly unless it is None."""
-    done = subprocess.run(command.argv, env=command.env, cwd=command.cwd, capture_output=True, timeout=120,
-                          stdin=subprocess.DEVNULL)  # fmt: skip
-    if done.returncode or done.stderr or (want is not None and done.stdout != want):
-        raise NotMeasured(f"not the answer, not timed: {command.argv!r:.200}: status {done.returncode}, "
-                          f"stdout {done.stdout[:300]!r}, stderr {done.stderr[:300]!r}")  # fmt: skip
-    return done.stdout
-
-
 class Bench:
     def __init__(self, runs: int, work: Path, trees: Sequence[Tree]) -> None:
         self.runs, self.work, self.trees = runs, work, trees
         self.layers = {layer.name: layer for layer in all_layers() if "parse" in layer.commands}
         self.results: Dict[str, Any] = {"runs": runs, "layers": list(self.layers)}
         self.small = self.file("small.yaml", SMALL_CONFIG)
-        self.sage_project: Optional[Path] = None  # Sage 1.3.21 installed and a project made, once (sage_1_3_project)
         # As pip does on install: without .pyc files (PYTHONDONTWRITEBYTECODE is set here) every start compiles.
         for tree in trees:
             sources = [str(tree.root / "python"), str(tree.root / "sage")]
@@ -304,190 +242,28 @@ class Bench:
         commands = {"/bin/true": (["/bin/true"], next(iter(commands.values()))[1]), **commands}
         runs, times = max(self.runs * 10, 30), {name: [] for name in commands}
         with open(os.devnull, "wb") as null, stdin.open("rb") as source:
-            for round_ in range(runs + WARMUP_ROUNDS):
+            for round_ in range(runs + bench_rows.WARMUP_ROUNDS):
                 for name, (argv, env) in commands.items():
                     source.seek(0)
-                    wall, cpu, _ = spawn(Command(argv, env), source, null)
-                    if round_ >= WARMUP_ROUNDS:
+                    wall, cpu, _ = bench_rows.spawn(bench_rows.Command(argv, env), source, null)
+                    if round_ >= bench_rows.WARMUP_ROUNDS:
                         times[name].append((wall, cpu))
         walls, cpus = ({n: sorted(t[i] for t in ts) for n, ts in times.items()} for i in (0, 1))
         self.results[key] = {n: summary(walls[n][runs // 2], walls[n], cpus[n][runs // 2]) for n in commands}
 
-    # --- issue 42's kept rows and issue 44's row, in every tree (this one, and the baseline's with --baseline) ---
-
     def kept_rows(self) -> None:
-        """Each kept row: every tree's (subject, reference) pair, all interleaved round by round; a row a tree
-        cannot run (the baseline before it existed, no Sage release here) is reported as not measured there."""
-        rows: Dict[str, Dict[str, Any]] = {}
-        for title, (goal, pair) in KEPT_ROWS.items():
-            row: Dict[str, Any] = {"goal": goal, "unit": "x"}
-            pairs = {}
-            for tree in self.trees:
-                try:
-                    pairs[tree.label] = getattr(self, pair)(tree)
-                except NotMeasured as why:
-                    print(f"bench: {title}, {tree.label}: not measured: {why}", file=sys.stderr, flush=True)
-                    row[tree.label] = {"skipped": str(why)}
-            row.update(self.interleaved(pairs))
-            rows[title] = bench_baseline.compare(row)
-        self.results["kept_rows"] = rows
-
-    def interleaved(self, pairs: Dict[str, Tuple[Command, Command]]) -> Dict[str, Dict[str, float]]:
-        """Every tree's subject and reference, round by round after WARMUP_ROUNDS (bench_baseline.rounds), stdin
-        and stdout /dev/null: each tree's figures (bench_baseline.ratio_figures)."""
-        if not pairs:
-            return {}
-        runs, here = max(self.runs * 10, 30), os.getcwd()
-        names = [(label, side) for label in pairs for side in (0, 1)]  # side 0: the subject, 1: its reference
-        samples: Dict[Tuple[str, int], List[Sample]] = {name: [] for name in names}
-        try:
-            with open(os.devnull, "rb") as null_in, open(os.devnull, "wb") as null_out:
-                for index, order in enumerate(bench_baseline.rounds(names, runs + WARMUP_ROUNDS)):
-                    for label, side in order:
-                        wall, cpu, status = spawn(pairs[label][side], null_in, null_out)
-                        if status:
-                            argv = pairs[label][side].argv
-                            raise SystemExit(f"bench: {argv!r:.200}: status {status} in round {index}")
-                        if index >= WARMUP_ROUNDS:
-                            samples[(label, side)].append((wall, cpu))
-        finally:
-            os.chdir(here)
-        return {label: bench_baseline.ratio_figures(samples[(label, 0)], samples[(label, 1)]) for label in pairs}
-
-    def exe_pair(self, tree: Tree) -> Tuple[Command, Command]:
-        args = ["parse", "--config-path", str(self.small), "--", TYPICAL]
-        exe = Command([str(tree.native_exe), *args], clean_env(), self.work)
-        self.checked(tree, exe, expected(TYPICAL, self.small))
-        return exe, Command(["/bin/true"], clean_env(), self.work)
-
-    def cli_pure_pair(self, tree: Tree) -> Tuple[Command, Command]:
-        args = ["parse", "--config-path", str(self.small), "--", TYPICAL]
-        cli = Command([str(tree.console_script), *args], {**clean_env(), "SAGE_FLAGS_BACKEND": "python"}, self.work)
-        bare = Command([str(tree.python), "-c", "pass"], clean_env(), self.work)
-        self.checked(tree, cli, expected(TYPICAL, self.small))
-        return cli, bare
-
-    def wrapper_pair(self, tree: Tree) -> Tuple[Command, Command]:
-        """The wrapper the tree's `adopt` wrote, run as the adopted skill runs it (whatever it does inside), against
-        Sage's own step; both must give the same answer where their JSON shares keys (Sage's names every mode)."""
-        project, env = self.adopted(tree), clean_env(native_path(tree))
-        python3 = shutil.which("python3", path=env["PATH"])
-        if not python3:
-            raise NotMeasured(f"no python3 on {env['PATH']}")
-        sage = Command([python3, *SAGE_STEP, *SAGE_PROJECT_ARGS], env, project)
-        wrapper = Command([*ADOPTED_WRAPPER, *SAGE_PROJECT_ARGS], env, project)
-        theirs, ours = json.loads(answer(sage)), json.loads(self.checked(tree, wrapper))
-        shared = sorted(ours.keys() & theirs.keys())
-        if (
-            theirs.get("subagents") is not True
-            or "subagents" not in shared
-            or any(ours[k] != theirs[k] for k in shared)
-        ):
-            raise self.wrong(tree, f"the wrapper and Sage's step disagree, not timed: {ours} {theirs}")
-        return wrapper, sage
-
-    def checked(self, tree: Tree, command: Command, want: Optional[bytes] = None) -> bytes:
-        """``command``'s answer (``answer``), or ``wrong``."""
-        try:
-            return answer(command, want)
-        except NotMeasured as why:
-            raise self.wrong(tree, str(why)) from None
-
-    @staticmethod
-    def wrong(tree: Tree, why: str) -> Exception:
-        """A wrong answer in this tree ends the bench (a timing of a wrong answer is no timing); in the baseline's
-        it leaves the row unmeasured there."""
-        return SystemExit(f"bench: {why}") if tree.label == THIS_TREE else NotMeasured(why)
-
-    def sage_1_3_project(self) -> Path:
-        """A Sage 1.3.21 project as a user makes one (../shared/sage/README.md): the release installed by its own
-        installer into the work folder, `sage init` in a new git repository; made once, copied by each row."""
-        if self.sage_project:
-            return self.sage_project
-        if not SAGE_RELEASE.is_file():  # beside the checkout, as in shared/sage/README.md: no row without it
-            raise NotMeasured(f"{SAGE_RELEASE} is missing")
-        base = self.work / "sage-1.3.21"
-        home, project = base / "home", base / "project"
-        shutil.unpack_archive(SAGE_RELEASE, base, filter="data")
-        env = {**clean_env(), "HOME": str(home), "SAGE_BIN_DIR": str(home / "bin")}
-        quiet = dict(env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
-        subprocess.run(["bash", "install.sh"], cwd=base / "sage-1.3.21", **quiet)  # status 1 after its PATH note
-        project.mkdir()
-        (project / "README.md").write_text("x\n")
-        git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
-        for argv in ([*git, "init", "-q"], [*git, "add", "."], [*git, "commit", "-qm", "init"]):
-            subprocess.run(argv, cwd=project, check=True, **quiet)
-        init = ["bash", str(home / "bin" / "sage"), "init", "--platform", "claude-code", "--preset", "base"]
-        init.append("--no-memory")
-        done = subprocess.run(init, cwd=project, **quiet)
-        if done.returncode or not (project / "sage" / "VERSION").is_file():
-            raise SystemExit(f"bench: Sage 1.3.21's install or `sage init` failed: {done.stderr[-500:]!r}")
-        self.sage_project = project
-        return project
-
-    def project_copy(self, tree: Tree, purpose: str) -> Path:
-        copy = self.work / f"{purpose}-{tree.label.replace(' ', '-')}"
-        shutil.copytree(self.sage_1_3_project(), copy, symlinks=True)
-        return copy
-
-    def adopted(self, tree: Tree) -> Path:
-        """A copy of the Sage project adopted by the tree's `sage-flags adopt` (its console script: adopt is
-        Python's), the tree's native executable on PATH; byte-compiled by python3, as a run would leave it."""
-        project, env = self.project_copy(tree, "adopted"), clean_env(native_path(tree))
-        done = subprocess.run([str(tree.console_script), "adopt"], cwd=project, env=env, capture_output=True)
-        if done.returncode:
-            stderr = done.stderr.decode(errors="replace")
-            raise NotMeasured(f"`sage-flags adopt` status {done.returncode}: {stderr!r:.300}")
-        python3 = shutil.which("python3", path=env["PATH"]) or "python3"
-        subprocess.run([python3, "-m", "compileall", "-q", str(project)], env=env, capture_output=True)
-        return project
+        """Issue 42's kept rows in every tree (this one, and the baseline's with --baseline): bench_rows.py."""
+        self.results["kept_rows"] = self.rows().kept_rows()
 
     def adopt_verification(self) -> None:
-        """Issue 44's row: the CPU seconds (user + system, adopt and every process it waited for) of `sage-flags
-        adopt --dry-run` in a Sage 1.3.21 project, median of a few runs; a tree whose adopt does not verify is
-        reported as not measured, with the reason (see adopt_lacks_verification)."""
-        row: Dict[str, Any] = {"goal": ADOPT_VERIFICATION_CPU_S, "unit": " CPU s"}
-        for tree in self.trees:
-            try:
-                row[tree.label] = self.verification_figures(tree)
-            except NotMeasured as why:
-                print(f"bench: {ADOPT_VERIFICATION}, {tree.label}: not measured: {why}", file=sys.stderr, flush=True)
-                row[tree.label] = {"skipped": str(why)}
-        self.results["adopt_verification"] = {ADOPT_VERIFICATION: bench_baseline.compare(row)}
+        """Issue 44's row in every tree (the slot: not measured, with the reason, where adopt does not verify)."""
+        self.results["adopt_verification"] = self.rows().adopt_verification()
 
-    def verification_figures(self, tree: Tree) -> Dict[str, float]:
-        project, env = self.project_copy(tree, "verify"), clean_env(native_path(tree))
-        why = adopt_lacks_verification(tree, project, env)
-        if why:
-            raise NotMeasured(why)
-        dry_run = Command([str(tree.console_script), "adopt", "--dry-run"], env, project)
-        self.checked(tree, dry_run)
-        samples, here = [], os.getcwd()
-        try:
-            with open(os.devnull, "rb") as null_in, open(os.devnull, "wb") as null_out:
-                for _ in range(1 if self.runs < 5 else 3):
-                    samples.append(spawn(dry_run, null_in, null_out))
-        finally:
-            os.chdir(here)
-        cpu, wall = (sorted(s[i] for s in samples)[len(samples) // 2] for i in (1, 0))
-        return {"value": cpu, "wall_s": wall, "runs": len(samples)}
-
-
-def adopt_lacks_verification(tree: Tree, project: Path, env: Dict[str, str]) -> Optional[str]:
-    """Why the tree's `adopt` cannot be measured verifying (None: it verifies): its `adopt --help` names no
-    `--check`, and `adopt --check` in a project never adopted is a usage error (status 2) where issue 44 gives 3."""
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        argv = [str(tree.console_script), "adopt", *args]
-        return subprocess.run(argv, cwd=project, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
-
-    shown = run("--help")
-    if shown.returncode == 0 and b"--check" in shown.stdout + shown.stderr:
-        return None
-    check = run("--check")
-    if check.returncode != 2:
-        return None
-    return "adopt has no verification yet (`adopt --help` names no --check; `adopt --check`: status 2, a usage error)"
+    def rows(self) -> "bench_rows.KeptRows":
+        args = ["parse", "--config-path", str(self.small), "--", TYPICAL]
+        verification_runs = 1 if self.runs < 5 else 3
+        return bench_rows.KeptRows(self.work, self.trees, max(self.runs * 10, 30), verification_runs,
+                                   (args, expected(TYPICAL, self.small)))  # fmt: skip
 
 
 def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
