@@ -75,3 +75,12 @@ def test_rounds_alternate_their_order_and_keep_each_pair_side_by_side() -> None:
     for order in orders:
         for label in ("this", "base"):
             assert abs(order.index((label, 0)) - order.index((label, 1))) == 1
+
+
+def test_a_row_the_baseline_measured_and_this_tree_could_not_is_flagged() -> None:
+    broken = {**row(0.1, 0.1), THIS_TREE: {"skipped": "`sage-flags adopt` status 3"}}
+    compared = bench_baseline.compare(broken)
+    assert compared["flagged"] is True and "change" not in compared
+    (line,) = bench_baseline.regressions({"adopted wrapper": compared})
+    assert "adopted wrapper: not measured: `sage-flags adopt` status 3 against the baseline's 0.10x" in line
+    assert "**NOT MEASURED**" in "\n".join(bench_baseline.table({"adopted wrapper": compared}))

@@ -261,8 +261,8 @@ class Bench:
 
     def rows(self) -> "bench_rows.KeptRows":
         args = ["parse", "--config-path", str(self.small), "--", TYPICAL]
-        verification_runs = 1 if self.runs < 5 else 3
-        return bench_rows.KeptRows(self.work, self.trees, max(self.runs * 10, 30), verification_runs,
+        verification_runs, rounds = 1 if self.runs < 5 else 3, max(self.runs * 10, 30)  # --quick: 30, else 150
+        return bench_rows.KeptRows(self.work, self.trees, (rounds, rounds / 15), verification_runs,
                                    (args, expected(TYPICAL, self.small)))  # fmt: skip
 
 

@@ -124,8 +124,11 @@ def ratio_figures(subject: Sequence[Sample], reference: Sequence[Sample]) -> Dic
 
 def compare(row: Dict[str, Any]) -> Dict[str, Any]:
     """``row`` (THIS_TREE's and BASELINE's figures, each a dict with ``value`` unless skipped) with the change
-    this tree / baseline - 1 and whether it is flagged (> REGRESSION_LIMIT worse; a smaller figure is better)."""
+    this tree / baseline - 1 and whether it is flagged (> REGRESSION_LIMIT worse; a smaller figure is better).
+    A row the baseline measured and this tree could not is flagged too: a kept row that stopped working."""
     this, base = row.get(THIS_TREE, {}), row.get(BASELINE, {})
+    if "value" in base and "value" not in this:
+        return {**row, "flagged": True}
     if "value" not in this or "value" not in base:
         return row
     change = this["value"] / max(base["value"], 1e-9) - 1
@@ -136,7 +139,7 @@ def compare(row: Dict[str, Any]) -> Dict[str, Any]:
 def regressions(rows: Dict[str, Dict[str, Any]]) -> List[str]:
     """One line per flagged row: what a person gating on `make bench BASELINE=REF` reads before its status 1."""
     return [f"bench: REGRESSION: {title}: {figure(r, r[THIS_TREE])} against the baseline's {figure(r, r[BASELINE])}"
-            f" ({r['change']:+.0%}, the limit is {REGRESSION_LIMIT:+.0%})"
+            + (f" ({r['change']:+.0%}, the limit is {REGRESSION_LIMIT:+.0%})" if "change" in r else "")
             for title, r in rows.items() if r.get("flagged")]  # fmt: skip
 
 
@@ -153,7 +156,8 @@ def table(rows: Dict[str, Dict[str, Any]]) -> List[str]:
     """The kept rows as markdown: goal, this tree, the baseline, the change and the verdict."""
     lines = ["| row | goal | this tree | baseline | change | |", "|---|---|---|---|---|---|"]
     for title, r in rows.items():
-        verdict = "**WORSE > 10%**" if r.get("flagged") else "ok" if "change" in r else ""
+        verdict = ("**WORSE > 10%**" if "change" in r else "**NOT MEASURED**") if r.get("flagged") else ""
+        verdict = verdict or ("ok" if "change" in r else "")
         change = f"{r['change']:+.0%}" if "change" in r else "-"
         change += f" (CPU {r['cpu_change']:+.0%})" if "cpu_change" in r else ""
         cells = [title, f"<= {r['goal']:g}{r['unit']}", figure(r, r.get(THIS_TREE, {}))]

@@ -35,6 +35,9 @@ ADOPTED_WRAPPER = ["/bin/sh", ".claude/skills/flag-parser/scripts/sage-flags"]
 SAGE_STEP = ["sage/runtime/tools/sage_flags.py"]  # after python3
 SAGE_PROJECT_ARGS = ["parse", SAGE_1_3_ARGS, "--config-path", ".sage/config.yaml"]
 WARMUP_ROUNDS = 3
+# A row runs its rounds, and more while it has run for less than the budget (a 1 ms pair then runs hundreds: the
+# median of a noisy ratio settles), at most ROUNDS_CAP times as many.
+ROUNDS_CAP = 10
 
 
 class Command(NamedTuple):
@@ -85,9 +88,10 @@ class KeptRows:
     """The rows in ``trees``: ``rounds`` interleaved rounds per kept row, ``verification_runs`` of adopt; ``parse``
     is (the argv after the program, the answer) of the native executable's and the console script's rows."""
 
-    def __init__(self, work: Path, trees: Sequence[Tree], rounds: int, verification_runs: int,
+    def __init__(self, work: Path, trees: Sequence[Tree], rounds: Tuple[int, float], verification_runs: int,
                  parse: Tuple[List[str], bytes]) -> None:  # fmt: skip
-        self.work, self.trees, self.rounds, self.verification_runs = work, trees, rounds, verification_runs
+        self.work, self.trees, self.verification_runs = work, trees, verification_runs
+        self.rounds, self.seconds = rounds  # at least that many rounds, and rounds for at least that long
         self.parse_args, self.parse_answer = parse
         self.sage_project: Optional[Path] = None  # Sage 1.3.21 installed and a project made, once
 
@@ -110,15 +114,18 @@ class KeptRows:
 
     def interleaved(self, pairs: Dict[str, Tuple[Command, Command]]) -> Dict[str, Dict[str, float]]:
         """Every tree's subject and reference, round by round after WARMUP_ROUNDS (bench_baseline.rounds), stdin
-        and stdout /dev/null: each tree's figures (bench_baseline.ratio_figures)."""
+        and stdout /dev/null, self.rounds rounds and more until self.seconds have passed (ROUNDS_CAP): each tree's
+        figures (bench_baseline.ratio_figures)."""
         if not pairs:
             return {}
-        runs, here = self.rounds, os.getcwd()
+        here, least, deadline = os.getcwd(), self.rounds + WARMUP_ROUNDS, time.monotonic() + self.seconds
         names = [(label, side) for label in pairs for side in (0, 1)]  # side 0: the subject, 1: its reference
         samples: Dict[Tuple[str, int], List[Sample]] = {name: [] for name in names}
         try:
             with open(os.devnull, "rb") as null_in, open(os.devnull, "wb") as null_out:
-                for index, order in enumerate(bench_baseline.rounds(names, runs + WARMUP_ROUNDS)):
+                for index, order in enumerate(bench_baseline.rounds(names, ROUNDS_CAP * self.rounds + WARMUP_ROUNDS)):
+                    if index >= least and time.monotonic() >= deadline:
+                        break
                     for label, side in order:
                         wall, cpu, status = spawn(pairs[label][side], null_in, null_out)
                         if status:
@@ -236,7 +243,7 @@ class KeptRows:
         if why:
             raise NotMeasured(why)
         dry_run = Command([str(tree.console_script), "adopt", "--dry-run"], env, project)
-        self.checked(tree, dry_run)
+        answer(dry_run)  # a verification that refuses this project is reported (not measured), not timed
         samples, here = [], os.getcwd()
         try:
             with open(os.devnull, "rb") as null_in, open(os.devnull, "wb") as null_out:
@@ -244,6 +251,8 @@ class KeptRows:
                     samples.append(spawn(dry_run, null_in, null_out))
         finally:
             os.chdir(here)
+        if any(status for *_, status in samples):
+            raise NotMeasured(f"`adopt --dry-run` statuses {[s[2] for s in samples]} (status 0 the first time)")
         cpu, wall = (sorted(s[i] for s in samples)[len(samples) // 2] for i in (1, 0))
         return {"value": cpu, "wall_s": wall, "runs": len(samples)}
 
