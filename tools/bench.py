@@ -8,6 +8,7 @@ ratios compare like with like. The layers come from parity/layers.py; the notes 
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import random
@@ -253,12 +254,13 @@ class Bench:
 
     def kept_rows(self) -> None:
         """Issue 42's kept rows in every tree (this one, and the baseline's with --baseline): bench_rows.py."""
-        self.results["kept_rows"] = self.rows().kept_rows()
+        self.results["kept_rows"] = self.rows.kept_rows()
 
     def adopt_verification(self) -> None:
         """Issue 44's row in every tree (the slot: not measured, with the reason, where adopt does not verify)."""
-        self.results["adopt_verification"] = self.rows().adopt_verification()
+        self.results["adopt_verification"] = self.rows.adopt_verification()
 
+    @functools.cached_property  # one for both parts: the Sage project is installed once
     def rows(self) -> "bench_rows.KeptRows":
         args = ["parse", "--config-path", str(self.small), "--", TYPICAL]
         verification_runs, rounds = 1 if self.runs < 5 else 3, max(self.runs * 10, 30)  # --quick: 30, else 150
