@@ -1,6 +1,9 @@
 """The baseline mode of `make bench` (tools/bench_baseline.py, issue 42): the interleaved median ratio, the change
 against the baseline, and the flag that makes `make bench BASELINE=REF` fail. Pure functions: no process is timed."""
 
+import math
+import random
+import statistics
 import sys
 from pathlib import Path
 
@@ -84,3 +87,37 @@ def test_a_row_the_baseline_measured_and_this_tree_could_not_is_flagged() -> Non
     (line,) = bench_baseline.regressions({"adopted wrapper": compared})
     assert "adopted wrapper: not measured: `sage-flags adopt` status 3 against the baseline's 0.10x" in line
     assert "**NOT MEASURED**" in "\n".join(bench_baseline.table({"adopted wrapper": compared}))
+
+
+def noisy_rounds(seed: int, rounds: int, shift: float) -> dict:
+    """A kept row timed in ``rounds`` rounds on a loaded machine: each round's load slows both trees alike, and
+    each run has noise of its own (log-normal, sigma 0.3, as at load 6-8 here); this tree's ratio is ``shift``
+    times the baseline's."""
+    draw = random.Random(seed)
+    load = [math.exp(draw.gauss(0, 0.3)) for _ in range(rounds)]
+    trees = {}
+    for tree, factor in ((BASELINE, 1.0), (THIS_TREE, shift)):
+        ratios = [0.1 * factor * load[i] * math.exp(draw.gauss(0, 0.3)) for i in range(rounds)]
+        trees[tree] = {"value": statistics.median(ratios), "cpu_ratio": 0.1, "ratios": ratios}
+    return {"goal": 0.15, "unit": "x", **trees}
+
+
+def test_an_a_a_run_is_not_flagged_where_its_change_is_within_the_noise() -> None:
+    """Both trees the same program: over 10 such quick runs (30 rounds) some medians differ by more than 10%,
+    which the rounds' noise explains; none is flagged."""
+    compared = [bench_baseline.compare(noisy_rounds(seed, 30, 1.0)) for seed in range(10)]
+    assert any(c["change"] > 0.10 for c in compared)  # what a gate on the medians alone would fail
+    assert not any(c["flagged"] for c in compared)
+    low, high = compared[0]["change_interval"]
+    assert low < 0 < high
+    rows = {f"run {seed}": c for seed, c in enumerate(compared)}
+    assert bench_baseline.regressions(rows) == []
+    notes = bench_baseline.within_noise(rows)
+    assert len(notes) == sum(c["change"] > 0.10 for c in compared) and "within this run's noise" in notes[0]
+
+
+def test_a_real_regression_is_flagged_once_the_rounds_resolve_it() -> None:
+    """This tree 30% slower, 150 rounds (the full bench): flagged every time, beyond the noise."""
+    for seed in range(4):
+        compared = bench_baseline.compare(noisy_rounds(seed, 150, 1.3))
+        assert compared["flagged"] and compared["change_interval"][0] > 0, compared["change"]

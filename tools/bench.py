@@ -411,7 +411,8 @@ def main() -> int:
     results = {**bench.results, **baseline, "load": loads, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     results["machine"] = f"{os.cpu_count()} CPUs, {u.sysname} {u.release} ({u.machine}), Python {sys.version[:6]}"
     print(f"bench: load average at start {loads[0]}, at end {loads[1]}", file=sys.stderr)
-    flagged = bench_baseline.regressions({**results.get("kept_rows", {}), **results.get("adopt_verification", {})})
+    compared = {**results.get("kept_rows", {}), **results.get("adopt_verification", {})}
+    flagged = bench_baseline.regressions(compared)
     if options.only:  # its results as JSON and the report of them, written nowhere
         raw = {k: v for k, v in results.items() if k != "hyperfine"}
         print(json.dumps(raw, indent=1), report(results, ""), sep="\n")
@@ -426,7 +427,7 @@ def main() -> int:
         plot(results, out / "scaling.png")
         verdicts = [ok for *_, ok in targets(results)]
         print(f"bench: {sum(verdicts)} targets met, {verdicts.count(False)} missed; see {old}", file=sys.stderr)
-    for line in flagged:  # last, where a person gating on it reads first
+    for line in bench_baseline.within_noise(compared) + flagged:  # last, where a person gating on it reads first
         print(line, file=sys.stderr)
     return 1 if flagged else 0
 

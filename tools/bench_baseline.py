@@ -7,6 +7,7 @@ pair in the same round), so both trees see one load; its figure is the median of
 """
 
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -106,7 +107,8 @@ def ratio_figures(subject: Sequence[Sample], reference: Sequence[Sample]) -> Dic
     noise, and the CPU ratio: median CPU over median CPU (a 1 ms program's CPU can read 0 in a round)."""
     if len(subject) != len(reference) or not subject:
         raise ValueError("a kept row needs the same number (> 0) of subject and reference rounds")
-    ratios = sorted(s[0] / max(r[0], 1e-9) for s, r in zip(subject, reference))
+    in_rounds = [s[0] / max(r[0], 1e-9) for s, r in zip(subject, reference)]
+    ratios = sorted(in_rounds)
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     medians = {
         k: statistics.median(x[i] for x in runs)
@@ -119,28 +121,67 @@ def ratio_figures(subject: Sequence[Sample], reference: Sequence[Sample]) -> Dic
     }
     return {"value": statistics.median(ratios), "p25": quartiles[0], "p75": quartiles[2],
             "cpu_ratio": medians["cpu"] / max(medians["ref_cpu"], 1e-9), "rounds": len(ratios),
+        "ratios": in_rounds,  # round by round: compare pairs a baseline's with them
             **{f"{k}_ms": 1000 * v for k, v in medians.items()}}  # fmt: skip
 
 
 def compare(row: Dict[str, Any]) -> Dict[str, Any]:
     """``row`` (THIS_TREE's and BASELINE's figures, each a dict with ``value`` unless skipped) with the change
-    this tree / baseline - 1 and whether it is flagged (> REGRESSION_LIMIT worse; a smaller figure is better).
-    A row the baseline measured and this tree could not is flagged too: a kept row that stopped working."""
+    this tree / baseline - 1 and whether it is flagged: more than REGRESSION_LIMIT worse (a smaller figure is
+    better) and, where both trees' rounds are known, worse beyond the rounds' noise (``change_interval``'s low
+    end above 0). A row the baseline measured and this tree could not is flagged too: a kept row that stopped
+    working."""
     this, base = row.get(THIS_TREE, {}), row.get(BASELINE, {})
     if "value" in base and "value" not in this:
         return {**row, "flagged": True}
     if "value" not in this or "value" not in base:
         return row
     change = this["value"] / max(base["value"], 1e-9) - 1
-    extra = {"cpu_change": this["cpu_ratio"] / max(base["cpu_ratio"], 1e-9) - 1} if "cpu_ratio" in base else {}
-    return {**row, "change": change, **extra, "flagged": change > REGRESSION_LIMIT + 1e-9}  # 0.11 / 0.10: +10%
+    out = {**row, "change": change}
+    if "cpu_ratio" in base:
+        out["cpu_change"] = this["cpu_ratio"] / max(base["cpu_ratio"], 1e-9) - 1
+    worse = change > REGRESSION_LIMIT + 1e-9  # 0.11 / 0.10 is +10%, not more
+    if "ratios" in this and "ratios" in base:
+        out["change_interval"] = change_interval(this["ratios"], base["ratios"])
+        worse = worse and out["change_interval"][0] > 0
+    return {**out, "flagged": worse}
+
+
+def change_interval(this: Sequence[float], base: Sequence[float], draws: int = 2000) -> Tuple[float, float]:
+    """The 95% interval of the change (median of ``this`` / median of ``base`` - 1) over the rounds: a paired
+    bootstrap (the same rounds drawn for both trees, which ran in them side by side), seeded, so a report is
+    reproducible. A change whose interval holds 0 is within the noise of the run."""
+    if len(this) != len(base) or not this:
+        raise ValueError("both trees need the same rounds (> 0)")
+    draw, rounds = random.Random(42), range(len(this))
+    changes = []
+    for _ in range(draws):
+        picked = draw.choices(rounds, k=len(this))
+        low = statistics.median(base[i] for i in picked)
+        changes.append(statistics.median(this[i] for i in picked) / max(low, 1e-9) - 1)
+    changes.sort()
+    return changes[int(0.025 * draws)], changes[int(0.975 * draws) - 1]
 
 
 def regressions(rows: Dict[str, Dict[str, Any]]) -> List[str]:
     """One line per flagged row: what a person gating on `make bench BASELINE=REF` reads before its status 1."""
     return [f"bench: REGRESSION: {title}: {figure(r, r[THIS_TREE])} against the baseline's {figure(r, r[BASELINE])}"
-            + (f" ({r['change']:+.0%}, the limit is {REGRESSION_LIMIT:+.0%})" if "change" in r else "")
+            + (f" ({change_text(r)}; the limit is {REGRESSION_LIMIT:+.0%})" if "change" in r else "")
             for title, r in rows.items() if r.get("flagged")]  # fmt: skip
+
+
+def within_noise(rows: Dict[str, Dict[str, Any]]) -> List[str]:
+    """One line per row more than REGRESSION_LIMIT worse whose interval holds 0: not flagged, worth a rerun."""
+    return [f"bench: note: {title}: {change_text(r)} is within this run's noise, not flagged; more rounds (the"
+            " full bench) would tell" for title, r in rows.items()
+            if r.get("change", 0) > REGRESSION_LIMIT + 1e-9 and not r.get("flagged")]  # fmt: skip
+
+
+def change_text(row: Dict[str, Any]) -> str:
+    """The change, its 95% interval where known, and the CPU ratio's change: "+23% (95%: -5% to +41%), CPU +2%"."""
+    text = f"{row['change']:+.0%}"
+    text += " (95%: {:+.0%} to {:+.0%})".format(*row["change_interval"]) if "change_interval" in row else ""
+    return text + (f", CPU {row['cpu_change']:+.0%}" if "cpu_change" in row else "")
 
 
 def figure(row: Dict[str, Any], figures: Dict[str, Any]) -> str:
@@ -157,9 +198,9 @@ def table(rows: Dict[str, Dict[str, Any]]) -> List[str]:
     lines = ["| row | goal | this tree | baseline | change | |", "|---|---|---|---|---|---|"]
     for title, r in rows.items():
         verdict = ("**WORSE > 10%**" if "change" in r else "**NOT MEASURED**") if r.get("flagged") else ""
-        verdict = verdict or ("ok" if "change" in r else "")
-        change = f"{r['change']:+.0%}" if "change" in r else "-"
-        change += f" (CPU {r['cpu_change']:+.0%})" if "cpu_change" in r else ""
+        noisy = r.get("change", 0) > REGRESSION_LIMIT + 1e-9 and not r.get("flagged")
+        verdict = verdict or ("> 10% within the noise: run again" if noisy else "ok" if "change" in r else "")
+        change = change_text(r) if "change" in r else "-"
         cells = [title, f"<= {r['goal']:g}{r['unit']}", figure(r, r.get(THIS_TREE, {}))]
         cells += [figure(r, r[BASELINE]) if BASELINE in r else "-", change, verdict]
         lines.append("| " + " | ".join(cells) + " |")
