@@ -1,16 +1,18 @@
 """make bench: every layer's speed and how it scales, side by side (`--quick --out-dir build/bench` tries it out;
-`--only PART` prints one part). hyperfine times whole processes, pyperf in-process calls; the hook and the Sage
-1.3 project are spawned here beside /bin/true. Every command first answers as the pure reference (a timing of a
-wrong answer is no timing) and runs through `env`, bare runtimes too, so ratios compare like with like. The
-layers come from parity/layers.py; the notes of docs/PERFORMANCE.md are kept.
+`--only PART` prints one part). hyperfine times whole processes, pyperf in-process calls; the hook and issue 42's
+kept rows (in a Sage 1.3.21 project too) are spawned here, each beside its reference. Every command first answers
+as the pure reference (a timing of a wrong answer is no timing) and runs through `env`, bare runtimes too, so
+ratios compare like with like. The layers come from parity/layers.py; the notes of docs/PERFORMANCE.md are kept.
+`--baseline REF` times the kept rows beside commit REF's (bench_baseline.py) and fails when one is > 10% worse.
 """
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,10 +25,14 @@ import pyperf  # make bench installs it (requirements-bench.txt)
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "python")]
 
+import bench_baseline  # noqa: E402  (tools/, this script's folder)
+import bench_rows  # noqa: E402
+from bench_baseline import THIS_TREE, Tree  # noqa: E402
+from bench_rows import EXE_VS_TRUE, PURE_VS_PYTHON  # noqa: E402
 from sage_flags import reference  # noqa: E402
 from sage_flags._vocabulary import vocabulary  # noqa: E402
 
-from parity.layers import NATIVE_EXE, Layer, all_layers, bash_interpreters  # noqa: E402
+from parity.layers import Layer, all_layers, bash_interpreters  # noqa: E402
 
 MODES = vocabulary().modes  # the default's (B1)
 
@@ -36,15 +42,13 @@ KIB = 1024
 
 # Targets (issues 3, 4, 6, 20, 28, 37). Start-up: a layer's parse beside its runtime's bare start (what, command,
 # the most its median may be times that one's), then fixed pairs (results key, row, a, b, that limit).
-BARE = {"python": ("bare python", "python -c pass", 1.15), "bash": ("its bare bash", "{} -c :", 1.5)}
-BARE["exe"] = ("/bin/true", "/bin/true", 1.5)
-SAGE_1_3 = ("launcher (native), Sage 1.3 project", "Sage 1.3's sage_flags.py", 0.25)  # issue 37
+BARE = {"python": ("bare python", "python -c pass", PURE_VS_PYTHON), "bash": ("its bare bash", "{} -c :", 1.5)}
+BARE["exe"] = ("/bin/true", "/bin/true", EXE_VS_TRUE)
 FIXED_RATIOS = [
     ("hook_start", "hook cold start, no workflow, exe vs /bin/true", "exe", "/bin/true", BARE["exe"][2]),
     ("cold_start", "cold start, cli-native vs cli-pure", "cli-native", "cli-pure", 1.05),
     ("cold_start", "cold start, exe vs the console script (cli-native)", "exe", "cli-native", 0.1),
-    ("sage_1_3", "{} vs {}".format(*SAGE_1_3), *SAGE_1_3),
-]
+]  # (issue 37's row, the launcher's PATH search in a Sage 1.3 project, is retired with that search: issue 42)
 NATIVE_SPEEDUP = 10.0  # in-process parse+to_json, pure / native, typical input
 BIG_FLAGS_MS = 1000.0  # 128 KiB holding 10,000 flags, every layer
 BASH_BATCH = 5_000  # records/s
@@ -71,8 +75,6 @@ HOOK_LAYERS = ("exe", "cli-native", "cli-pure", "launcher", "launcher-exe")
 HOOK_EVENT = dict(session_id="abc123", transcript_path="/home/user/.claude/projects/app/abc123.jsonl",
     cwd="/home/user/app", permission_mode="default", hook_event_name="UserPromptSubmit",
     prompt="Fix the login bug on the settings page, then run the tests.")  # fmt: skip
-SAGE_RELEASE = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: its README.md
-SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
 GOALS = ["Ship dark mode", 'Rename "userId"', "Übersetze die Hilfe", "修复登录", "green again 🚀", "a\tb\nc", ""]
 
 
@@ -95,13 +97,15 @@ def summary(median: float, times: List[float], cpu: float) -> Dict[str, float]:
 
 
 class Bench:
-    def __init__(self, runs: int, work: Path) -> None:
-        self.runs, self.work = runs, work
+    def __init__(self, runs: int, work: Path, trees: Sequence[Tree]) -> None:
+        self.runs, self.work, self.trees = runs, work, trees
         self.layers = {layer.name: layer for layer in all_layers() if "parse" in layer.commands}
         self.results: Dict[str, Any] = {"runs": runs, "layers": list(self.layers)}
         self.small = self.file("small.yaml", SMALL_CONFIG)
         # As pip does on install: without .pyc files (PYTHONDONTWRITEBYTECODE is set here) every start compiles.
-        subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "python"), str(ROOT / "sage")], check=True)
+        for tree in trees:
+            sources = [str(tree.root / "python"), str(tree.root / "sage")]
+            subprocess.run([str(tree.python), "-m", "compileall", "-q", *sources], check=True)
 
     def file(self, name: str, data: bytes) -> Path:
         path = self.work / name
@@ -224,24 +228,8 @@ class Bench:
         hook = {layer.name: layer for layer in all_layers() if "hook" in layer.commands}
         args = [b"claude-code", b"--config-path", os.fsencode(self.small)]
         env = {k: v for k, v in os.environ.items() if k != "SAGE_FLAGS_BACKEND"}
-        commands = {n: (hook[n].argv("hook", args), {**env, **hook[n].env}) for n in HOOK_LAYERS}
+        commands = {n: (hook[n].argv("hook", args), {**env, **hook[n].env}) for n in HOOK_LAYERS if n in hook}
         self.spawned("hook_start", commands, path, b"")
-
-    def sage_1_3(self) -> None:
-        """Issue 37: in a Sage 1.3.21 project, `parse` through our launcher (the vocabulary as a sage-1.3.18 bundle
-        records it, on PATH the native executable the native wheel installs) beside Sage 1.3's own sage_flags.py."""
-        if not SAGE_RELEASE.is_file():  # beside the checkout, as in shared/sage/README.md: no row without it
-            return print(f"bench: {SAGE_RELEASE} is missing: no Sage 1.3 row", file=sys.stderr)
-        shutil.unpack_archive(SAGE_RELEASE, self.work / "project", filter="data")
-        sage = (self.work / "project" / "sage-1.3.21").rename(self.work / "project" / "sage")
-        self.file("project/sage/core/flag_parser/VOCABULARY", b"sage-1.3.18\n")
-        launcher = shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}
-        env["PATH"] = f"{NATIVE_EXE.parent}:/usr/bin:/bin"  # the native executable as the native wheel installs it
-        args = ["parse", SAGE_1_3_ARGS, "--config-path", self.small]
-        own = [shutil.which("python3", path=env["PATH"]) or "python3", sage / "runtime" / "tools" / "sage_flags.py"]
-        commands = {SAGE_1_3[0]: ([launcher, *args], env), SAGE_1_3[1]: ([*own, *args], env)}
-        self.spawned("sage_1_3", commands, self.small, b'"subagents": true')
 
     def spawned(self, key: str, commands: Dict[str, Tuple[list, Dict[str, str]]], stdin: Path, want: bytes) -> None:
         """Each command's wall and CPU time beside `/bin/true`, spawned as hyperfine -N does (hyperfine 1.15 gives
@@ -255,16 +243,29 @@ class Bench:
         commands = {"/bin/true": (["/bin/true"], next(iter(commands.values()))[1]), **commands}
         runs, times = max(self.runs * 10, 30), {name: [] for name in commands}
         with open(os.devnull, "wb") as null, stdin.open("rb") as source:
-            for round_ in range(runs + 3):
+            for round_ in range(runs + bench_rows.WARMUP_ROUNDS):
                 for name, (argv, env) in commands.items():
                     source.seek(0)
-                    actions = [(os.POSIX_SPAWN_DUP2, source.fileno(), 0), (os.POSIX_SPAWN_DUP2, null.fileno(), 1)]
-                    start = time.perf_counter()
-                    _, _, usage = os.wait4(os.posix_spawn(argv[0], argv, env, file_actions=actions), 0)
-                    if round_ >= 3:
-                        times[name].append((time.perf_counter() - start, usage.ru_utime + usage.ru_stime))
+                    wall, cpu, _ = bench_rows.spawn(bench_rows.Command(argv, env), source, null)
+                    if round_ >= bench_rows.WARMUP_ROUNDS:
+                        times[name].append((wall, cpu))
         walls, cpus = ({n: sorted(t[i] for t in ts) for n, ts in times.items()} for i in (0, 1))
         self.results[key] = {n: summary(walls[n][runs // 2], walls[n], cpus[n][runs // 2]) for n in commands}
+
+    def kept_rows(self) -> None:
+        """Issue 42's kept rows in every tree (this one, and the baseline's with --baseline): bench_rows.py."""
+        self.results["kept_rows"] = self.rows.kept_rows()
+
+    def adopt_verification(self) -> None:
+        """Issue 44's row in every tree (the slot: not measured, with the reason, where adopt does not verify)."""
+        self.results["adopt_verification"] = self.rows.adopt_verification()
+
+    @functools.cached_property  # one for both parts: the Sage project is installed once
+    def rows(self) -> "bench_rows.KeptRows":
+        args = ["parse", "--config-path", str(self.small), "--", TYPICAL]
+        verification_runs, rounds = 1 if self.runs < 5 else 3, max(self.runs * 10, 30)  # --quick: 30, else 150
+        return bench_rows.KeptRows(self.work, self.trees, (rounds, rounds / 15), verification_runs,
+                                   (args, expected(TYPICAL, self.small)))  # fmt: skip
 
 
 def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
@@ -293,6 +294,11 @@ def targets(r: Dict[str, Any]) -> List[Tuple[str, str, str, bool]]:
     for name, x in r.get("batch_records_per_s", {}).items():
         limit = BASH_BATCH if name.startswith("bash") else NATIVE_BATCH if "native" in name or name == "exe" else 0
         rows += [(f"batch, {name}", f">= {limit:,} records/s", f"{x:,.0f} records/s", x >= limit)] if limit else []
+    for title, row in {**r.get("kept_rows", {}), **r.get("adopt_verification", {})}.items():
+        met = bench_baseline.goal_met(row)
+        if met is not None:
+            wanted = f"<= {row['goal']:g}{row['unit']}" + (" (interleaved median)" if row["unit"] == "x" else "")
+            rows.append((title, wanted, bench_baseline.figure(row, row[THIS_TREE]), met))
     return rows
 
 
@@ -325,7 +331,9 @@ SECTIONS: List[Tuple[str, str, Callable[[Any], List[str]]]] = [
     ("hook_start", "Hook cold start: a prompt that is no workflow (ms; SPEC K3)", times_table),
     ("manifests_ms", "persist and resume (ms, median; x = ratio to cli-pure)",
      lambda runs: grid("run", runs, lambda v: f"{v['median_ms']:.0f} ({v['vs_cli_pure']:.1f}x)")),
-    ("sage_1_3", f"Sage 1.3 project: `parse '{SAGE_1_3_ARGS}'` with a small config (ms; issue 37)", times_table),
+    ("kept_rows", "Kept rows (issue 42): interleaved median ratios, this tree beside the baseline (`--baseline`)",
+     lambda rows: [*bench_baseline.table(rows), "", *bench_baseline.noise(rows)]),
+    ("adopt_verification", "adopt's verification (issue 44)", bench_baseline.table),
 ]  # fmt: skip
 HEADER = """# Performance
 
@@ -340,10 +348,17 @@ CPU time (user + system) beside the ratios; in-process figures are pyperf median
 """
 
 
+BASELINE_LINE = """Baseline (`--baseline {ref}`): commit {commit}, built by its own `make setup` in a temporary git
+worktree; its kept rows ran interleaved with this tree's, round by round.
+"""
+
+
 def report(r: Dict[str, Any], notes: str) -> str:
     rows = {t: {"wanted": w, "measured": m, "result": "PASS" if ok else "**MISS**"} for t, w, m, ok in targets(r)}
     sections = [line for key, head, make in SECTIONS if key in r for line in ["", "## " + head, "", *make(r[key])]]
-    return "\n".join([HEADER.format(**r), *grid("target", rows), *sections]) + "\n\n\n" + notes
+    baseline = BASELINE_LINE.format(**r["baseline"]) if "baseline" in r else ""
+    header = HEADER.format(**r).replace("\n## Targets", baseline + "\n## Targets", 1)
+    return "\n".join([header, *grid("target", rows), *sections]) + "\n\n\n" + notes
 
 
 def plot(r: Dict[str, Any], path: Path) -> None:
@@ -362,7 +377,9 @@ def plot(r: Dict[str, Any], path: Path) -> None:
     figure.savefig(path, dpi=90)
 
 
-PARTS = ("cold_start", "import_time", "in_process", "scaling", "batch", "manifests", "hook_start", "sage_1_3")
+PARTS = ("kept_rows", "cold_start", "import_time", "in_process", "scaling", "batch", "manifests", "hook_start",
+         "adopt_verification")  # fmt: skip
+BASELINE_PARTS = ("kept_rows", "adopt_verification")  # the parts that run in the baseline's tree too
 
 
 def main() -> int:
@@ -370,31 +387,49 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="3 runs per command (tries the harness out)")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs")
     parser.add_argument("--only", choices=PARTS, help="run this part alone and print its results (no report)")
+    parser.add_argument("--baseline", metavar="REF", help="build commit REF in a temporary git worktree and time "
+                        "the kept rows beside it; status 1 when a kept row is more than 10%% worse")  # fmt: skip
     options = parser.parse_args()
-    loads = [" ".join("%.2f" % x for x in os.getloadavg())]
-    with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work:
-        bench = Bench(3 if options.quick else 15, Path(work))
-        for part in [options.only] if options.only else PARTS:
+    parts = [options.only] if options.only else PARTS
+    if options.baseline and not set(parts) & set(BASELINE_PARTS):
+        parser.error(f"--baseline compares only {' and '.join(BASELINE_PARTS)}, which --only {options.only} leaves out")
+    out = options.out_dir.resolve()  # the kept rows change folder while they run
+    with tempfile.TemporaryDirectory(prefix="sage-flags-bench-") as work, contextlib.ExitStack() as stack:
+        trees, baseline = [Tree(THIS_TREE, ROOT, Path(PYTHON).parent)], {}
+        if options.baseline:
+            print(f"bench: building the baseline {options.baseline} (its own make setup)", file=sys.stderr, flush=True)
+            built = bench_baseline.BaselineTree(options.baseline, Path(work))
+            trees.append(stack.enter_context(built))
+            baseline = {"baseline": {"ref": options.baseline, "commit": built.commit}}
+        loads = [" ".join("%.2f" % x for x in os.getloadavg())]
+        bench = Bench(3 if options.quick else 15, Path(work), trees)
+        for part in parts:
             print(f"bench: {part}", file=sys.stderr, flush=True)
             getattr(bench, part)()
     loads.append(" ".join("%.2f" % x for x in os.getloadavg()))
-    u, out = os.uname(), options.out_dir
-    results = {**bench.results, "load": loads, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    u = os.uname()
+    results = {**bench.results, **baseline, "load": loads, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     results["machine"] = f"{os.cpu_count()} CPUs, {u.sysname} {u.release} ({u.machine}), Python {sys.version[:6]}"
+    print(f"bench: load average at start {loads[0]}, at end {loads[1]}", file=sys.stderr)
+    compared = {**results.get("kept_rows", {}), **results.get("adopt_verification", {})}
+    flagged = bench_baseline.regressions(compared)
     if options.only:  # its results as JSON and the report of them, written nowhere
         raw = {k: v for k, v in results.items() if k != "hyperfine"}
         print(json.dumps(raw, indent=1), report(results, ""), sep="\n")
-        return 0
-    out.mkdir(parents=True, exist_ok=True)
-    old = out / "PERFORMANCE.md"
-    notes = old.read_text(encoding="utf-8") if old.exists() else ""
-    notes = notes[notes.index(NOTES_HEADING) :] if NOTES_HEADING in notes else NOTES_HEADING + "\n"
-    (out / "performance.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    old.write_text(report(results, notes), encoding="utf-8")
-    plot(results, out / "scaling.png")
-    verdicts = [ok for *_, ok in targets(results)]
-    print(f"bench: {sum(verdicts)} targets met, {verdicts.count(False)} missed; see {old}", file=sys.stderr)
-    return 0
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        old = out / "PERFORMANCE.md"
+        notes = old.read_text(encoding="utf-8") if old.exists() else ""
+        notes = notes[notes.index(NOTES_HEADING) :] if NOTES_HEADING in notes else NOTES_HEADING + "\n"
+        raw = json.dumps(results, indent=1, ensure_ascii=False) + "\n"
+        (out / "performance.json").write_text(raw, encoding="utf-8")
+        old.write_text(report(results, notes), encoding="utf-8")
+        plot(results, out / "scaling.png")
+        verdicts = [ok for *_, ok in targets(results)]
+        print(f"bench: {sum(verdicts)} targets met, {verdicts.count(False)} missed; see {old}", file=sys.stderr)
+    for line in bench_baseline.within_noise(compared) + flagged:  # last, where a person gating on it reads first
+        print(line, file=sys.stderr)
+    return 1 if flagged else 0
 
 
 if __name__ == "__main__":
