@@ -18,6 +18,7 @@ import pytest
 from sage_flags._adopt_files import SETTINGS, SKILL_DIR
 
 from parity.optional import skip_without_program
+from tests.sage_step import lay_own_step
 
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
 RENAMES = "rename,renameat,renameat2"
@@ -40,6 +41,7 @@ def sage_project(tmp_path: Path, settings: bool) -> Path:
     root = tmp_path / "proj"
     (root / "sage/core").mkdir(parents=True)
     (root / "sage/VERSION").write_text("1.3.21\n")
+    lay_own_step(root)  # nothing to verify against (N2)
     if settings:  # a person's settings, their own owner and group (where we are root), mode 0660
         (root / ".claude").mkdir()
         (root / SETTINGS).write_bytes(USERS_SETTINGS)
@@ -182,6 +184,7 @@ def test_a_write_that_fails_names_its_file_as_text_and_leaves_no_temp_file(tmp_p
     deep.mkdir(parents=True)
     (deep / "sage/core").mkdir(parents=True)
     (deep / "sage/VERSION").write_text("1.3.21\n")
+    lay_own_step(deep)
     done = subprocess.run([str(SAGE_FLAGS), "adopt"], cwd=deep, capture_output=True, timeout=60)
     assert done.returncode == 3, done
     assert done.stderr.startswith(b"sage-flags: adopt: cannot write /"), done.stderr
