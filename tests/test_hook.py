@@ -432,8 +432,8 @@ def _substitute(text: str, project: Path) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project that vendors sage/ (this checkout's) with `quality_locked: true` in its config."""
-    (tmp_path / "sage").symlink_to(ROOT / "sage")
+    """A project that vendors sage/ (the bundle's, laid out from this checkout) with `quality_locked: true`."""
+    (tmp_path / "sage").symlink_to(vendored_bundle() / "sage")
     (tmp_path / ".sage").mkdir()
     (tmp_path / ".sage" / "config.yaml").write_text("quality_locked: true\n")
     return tmp_path
@@ -606,7 +606,7 @@ def test_a_nested_codex_folder_is_not_the_root(shell: str, tmp_path: Path) -> No
     root = codex_project(tmp_path, "outer", ARGV_LAUNCHER)
     (root / "src" / ".codex").mkdir()
     result = run_codex_command(shell, shipped_codex_command(), root / "src" / "deep", b"{}", tmp_path)
-    assert result.stdout.split(b"\0")[4] == os.fsencode(root / ".sage" / "config.yaml")
+    assert result.stdout.split(b"\0")[6] == os.fsencode(root / ".sage" / "config.yaml")  # after --vocabulary NAME
     inner = codex_project(root / "src" / "deep", "inner", "echo inner\n")
     result = run_codex_command(shell, shipped_codex_command(), inner / "src", b"{}", tmp_path)
     assert result.stdout == b"inner\n"

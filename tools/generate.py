@@ -376,7 +376,7 @@ def _with_header(listing: Callable[[Vocabulary], str]) -> Callable[[Vocabulary],
 
 def codex_hook_block(_vocab: Vocabulary) -> str:
     """The shipped Codex command as docs/SPEC.md K9 quotes it: an indented code block inside a list item."""
-    return "        " + codex_hook_command() + "\n"
+    return "        " + codex_hook_command(_vocab.name) + "\n"
 
 
 def release_table(build: Build) -> str:
