@@ -32,11 +32,48 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = Path(os.environ.get("SAGE_FLAGS_PROJECT") or ROOT).resolve()
 SAGE_DIR = PROJECT / "sage"
-FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
+FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"  # the drop-in (Sage 1.1's `python -m core.flag_parser`)
+# The bash port: package data of sage_flags (python/sage_flags/bash/), in the checkout being tested.
+BASH_DIR = PROJECT / "python" / "sage_flags" / "bash"
 PYTHON = sys.executable
 SAGE_FLAGS = str(Path(PYTHON).parent / ("sage-flags.exe" if os.name == "nt" else "sage-flags"))
 # The native executable (crates/sage-flags-cli), as `make setup` builds it for this machine (mk/cli.mk).
 NATIVE_EXE = ROOT / "target" / "native" / "sage-flags"
+
+
+def vendored_bundle() -> Path:
+    """This checkout's bundle laid out as unpacking it would (tools/build_bundle.py's files, the package being
+    python/sage_flags's), for the launcher's layers: the launcher runs its own bundle's copy only (SPEC L1). Laid
+    once per content under build/vendored-bundle/, by rename, so that processes never see half of it."""
+    import hashlib
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_bundle
+
+    package = ROOT / "python" / "sage_flags"
+    vendored = [
+        (build_bundle.VENDOR + "/sage_flags/" + path.relative_to(package).as_posix(), path.read_bytes(), False)
+        for path in sorted(package.rglob("*"))
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and (path.suffix == ".py" or path.name == "py.typed" or len(path.relative_to(package).parts) > 1)
+    ]
+    files = build_bundle.bundle_files(vendored)
+    digest = hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:16]
+    where = ROOT / "build" / "vendored-bundle" / digest
+    if not where.is_dir():
+        where.parent.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(dir=where.parent))
+        for member, (data, executable) in files.items():
+            (partial / member).parent.mkdir(parents=True, exist_ok=True)
+            (partial / member).write_bytes(data)
+            (partial / member).chmod(0o755 if executable else 0o644)
+        try:
+            partial.rename(where)
+        except OSError:  # another process laid it first
+            shutil.rmtree(partial)
+    return where
 
 
 @dataclass(frozen=True)
@@ -187,13 +224,13 @@ def project_layers(root: Path) -> List[Layer]:
     if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
         exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
         layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}, program=1))
-    if root == ROOT:  # the hook through the launcher (the other commands: tests/test_launcher.py)
-        launcher = str(root / "sage" / "bin" / "sage-flags")
+    if root == ROOT:  # the hook through the bundle's launcher (the other commands: tests/test_launcher.py)
+        launcher = str(vendored_bundle() / "sage" / "bin" / "sage-flags")
         for name, path in LAUNCHER_PATHS.items():
             env = {"PATH": path, "SAGE_FLAGS_BACKEND": ""}
             layers.append(Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, env, program=2))
     # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
-    scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in BASH_COMMANDS}
+    scripts = {c: bash_path(root / "python" / "sage_flags" / "bash" / f"{c}.sh") for c in BASH_COMMANDS}
     for bash in bash_interpreters():
         layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}, bash=bash.path))
     return layers

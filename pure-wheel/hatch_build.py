@@ -2,9 +2,9 @@
 
 - metadata: every field listed as dynamic in pure-wheel/pyproject.toml is the root pyproject.toml's
   (the readme file read from the repository root);
-- files: python/sage_flags, every .py file and py.typed, and the package data: the skill's templates and data
-  (skill/, read by sage_flags._render) and the help text (help/, read by sage_flags._help); nothing compiled
-  and no stub of the compiled core (_native.pyi), whatever `make setup` left in the directory.
+- files: python/sage_flags, every .py file and py.typed, and every file of its data folders (skill/: the skill's
+  templates and data, read by sage_flags._render; bash/: the bash port; help/: the help text, read by sage_flags._help), nothing compiled and no stub of the
+  compiled core (_native.pyi), whatever `make setup` left in the directory.
 """
 
 from pathlib import Path
@@ -19,7 +19,6 @@ except ImportError:  # Python < 3.11: hatchling depends on tomli there
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "sage_flags"
-DATA_FOLDERS = ("skill", "help")  # package data, each a folder beside the modules
 
 
 class RootProjectMetadata(MetadataHookInterface):
@@ -37,7 +36,7 @@ class RootProjectMetadata(MetadataHookInterface):
 class PythonPackage(BuildHookInterface):
     def initialize(self, version: str, build_data: dict) -> None:
         for path in sorted(PACKAGE.rglob("*")):
-            data = path.is_file() and path.relative_to(PACKAGE).parts[0] in DATA_FOLDERS
+            data = path.is_file() and len(path.relative_to(PACKAGE).parts) > 1  # a data folder: skill/, bash/, help/
             if "__pycache__" in path.parts or not (path.suffix == ".py" or path.name == "py.typed" or data):
                 continue
             build_data["force_include"][str(path)] = "sage_flags/" + path.relative_to(PACKAGE).as_posix()

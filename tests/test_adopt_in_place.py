@@ -23,7 +23,7 @@ from sage_flags.adopt import SKILL_DIR, claude_command, forms_ever_written
 from sage_flags.hook_commands import codex_hook_command
 from sage_step import lay_own_step
 
-from parity.layers import NATIVE_EXE, ROOT
+from parity.layers import NATIVE_EXE, ROOT, vendored_bundle
 
 BIN = Path(sys.executable).parent
 SETTINGS = ".claude/settings.json"
@@ -56,7 +56,7 @@ def argv_of(entry: str, request: pytest.FixtureRequest) -> List[str]:
         return [sys.executable, "-m", "sage_flags", "adopt"]
     if entry == "native-exe":
         return [str(request.getfixturevalue("native_bin") / "sage-flags"), "adopt"]
-    return ["sh", str(ROOT / "sage" / "bin" / "sage-flags"), "adopt"]
+    return ["sh", str(vendored_bundle() / "sage" / "bin" / "sage-flags"), "adopt"]  # the bundle's own package
 
 
 @pytest.fixture(params=ENTRIES)

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from skill_files import SKILL_MD, skill_files
+from skill_files import skill_files
 
-from parity.layers import PYTHON, ROOT, SAGE_FLAGS, available_layers, bash_interpreters
+from parity.layers import PYTHON, ROOT, SAGE_FLAGS, available_layers, bash_interpreters, vendored_bundle
 
-LAUNCHER = SKILL_MD.parents[4] / "bin" / "sage-flags"
+LAUNCHER = vendored_bundle() / "sage" / "bin" / "sage-flags"  # the bundle's launcher runs its own package (L1)
 PROGRAM = "sage/bin/sage-flags"
 FEED = re.compile(r"printf '[^']*' \| ")  # the one way an example may feed standard input besides a heredoc
 QUIET = " 2>/dev/null"
@@ -214,7 +214,7 @@ def test_the_skill_states_the_fallback_and_the_layer_order() -> None:
     texts = {path.name: path.read_text(encoding="utf-8") for path in skill_files()}
     assert "\n    " + FALLBACK + "\n" in texts["prose-rules.md"]
     layers = texts["layers.md"]
-    order = [layers.index(word) for word in ("1. **installed**", "2. **checkout**", "3. **bash**")]
+    order = [layers.index(word) for word in ("1. **python3**", "2. **bash**")]
     assert order == sorted(order)
     # The vocabulary's listings are the renderer's (SPEC G8), in the templates as placeholders.
     templates = ROOT / "python" / "sage_flags" / "skill"

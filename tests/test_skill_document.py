@@ -22,11 +22,12 @@ import pytest
 import tomllib
 import yaml
 from sage_flags import _render, _vocab
-from skill_files import OLD_PATH, SKILL_DIR, SKILL_MD, skill_files, split_frontmatter
+from skill_files import SKILL_DIR, SKILL_MD, skill_files, split_frontmatter
 from skills_ref.parser import parse_frontmatter
 from skills_ref.validator import validate
 
-from parity.layers import PYTHON, ROOT
+from parity.layers import PYTHON, ROOT, vendored_bundle
+from tests.sage_step import lay_own_step
 
 MAX_LINES, MAX_BYTES = 150, 8000
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
@@ -183,7 +184,7 @@ def test_the_worked_hook_example_is_the_hooks_context(tmp_path: Path) -> None:
     (tmp_path / config).parent.mkdir(parents=True)
     (tmp_path / config).write_text(config_text + "\n", encoding="utf-8")
     argv = command.split()[1:]
-    for entry in ([str(ROOT / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
+    for entry in ([str(vendored_bundle() / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
         done = subprocess.run(entry + argv, input=event.encode() + b"\n", capture_output=True, cwd=tmp_path, timeout=60)
         assert (done.returncode, done.stderr) == (0, b""), entry
         assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == shown, entry
@@ -239,14 +240,6 @@ def test_the_bodys_key_list_is_the_parse_lines(vocabulary: str, sage_1_3_skill: 
     assert re.findall(r"`([a-z_]+)`", listed) == json.loads(done.stdout)
 
 
-def test_the_old_path_points_to_the_skill() -> None:
-    text = OLD_PATH.read_text(encoding="utf-8")
-    assert not text.startswith("---"), "not a skill of its own"
-    link = re.search(r"\]\(([^)]+)\)", text).group(1)
-    assert (OLD_PATH.parent / link).resolve() == SKILL_MD.resolve()
-    assert "```" not in text and len(text.splitlines()) <= 10, "a redirect, no rules, no commands"
-
-
 def manual_exposure_lines() -> List[str]:
     manual = (ROOT / "docs" / "MANUAL-SETUP.md").read_text(encoding="utf-8")
     return re.findall(r"^    (mkdir -p \.(?:claude|agents)/skills && .*)$", manual, re.M)
@@ -260,6 +253,7 @@ def test_the_documented_exposure_gives_a_valid_skill_named_flag_parser(tmp_path:
     rendered = tmp_path / "rendered"
     (rendered / "sage").mkdir(parents=True)
     (rendered / "sage" / "VERSION").write_text("1.3.21\n")
+    lay_own_step(rendered)  # nothing to verify against (N2)
     done = subprocess.run([PYTHON, "-m", "sage_flags", "adopt"], cwd=rendered, capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, ""), done
     written = rendered / ".claude" / "skills" / "flag-parser"
