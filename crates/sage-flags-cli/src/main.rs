@@ -14,22 +14,18 @@ mod installation;
 
 /// D19: this layer cannot run the command at all.
 const UNAVAILABLE: u8 = 3;
-/// Under the launcher (it sets `SAGE_FLAGS_LAUNCHER_EXEC`), a handed-over subcommand that finds no
-/// Python exits with the launcher's own "try the next layer" status, silently (SPEC section 11).
-const LAUNCHER_NEXT_LAYER: u8 = 97;
 
-/// Run by this installation's Python as `-c HANDOFF STATUS SITE ARGV...`: SITE (may be empty) goes
-/// first on sys.path; STATUS is the exit status (3, or 97 silently) when it cannot run the package.
+/// Run by this installation's Python as `-c HANDOFF SITE ARGV...`: SITE (may be empty) goes first on
+/// sys.path; status 3 and one line when it cannot run the package.
 /// Python 2 syntax on purpose: an old interpreter must reach STATUS, not a SyntaxError.
 const HANDOFF: &str = "import sys
 if sys.path and sys.path[0] == '':
     del sys.path[0]
-status, site = int(sys.argv[1]), sys.argv[2]
-del sys.argv[1:3]
+site = sys.argv[1]
+del sys.argv[1:2]
 def cannot(why):
-    if status == 3:
-        sys.stderr.write('sage-flags: cannot run %r: %s\\n' % (sys.argv[1], why))
-    sys.exit(status)
+    sys.stderr.write('sage-flags: cannot run %r: %s\\n' % (sys.argv[1], why))
+    sys.exit(3)
 if sys.version_info < (3, 8):
     cannot('this installation\\'s Python, %s, is %d.%d; sage_flags needs 3.8 or newer'
            % ((sys.executable,) + tuple(sys.version_info[:2])))
@@ -71,44 +67,36 @@ fn hand_to_python(argv: &[OsString]) -> ExitCode {
     let skip =
         if argv[0] == "--vocabulary" { 2 } else { usize::from(argv[0].to_string_lossy().starts_with("--vocabulary=")) };
     let command = argv.get(skip).unwrap_or(&argv[0]).to_string_lossy();
-    let under_launcher = std::env::var_os("SAGE_FLAGS_LAUNCHER_EXEC").is_some_and(|path| !path.is_empty());
-    let unavailable = if under_launcher { LAUNCHER_NEXT_LAYER } else { UNAVAILABLE };
     let Some(python) = installation::find() else {
-        if !under_launcher {
-            eprintln!(
-                "sage-flags: '{command}' needs the sage-flags Python package, and no Python of this \
-                 installation was found (pip install sage-flags, or run python -m sage_flags {command} ...)"
-            );
-        }
-        return ExitCode::from(unavailable);
+        eprintln!(
+            "sage-flags: '{command}' needs the sage-flags Python package, and no Python of this \
+             installation was found (pip install sage-flags, or run python -m sage_flags {command} ...)"
+        );
+        return ExitCode::from(UNAVAILABLE);
     };
     // The installation's own package, never one from PYTHONPATH (-E), the user site (-s) or the current
     // directory (HANDOFF drops it): -I's effect, in options that Python 2.7 knows too.
     let mut child = Command::new(&python.interpreter);
-    child.arg("-E").arg("-s").arg("-c").arg(HANDOFF).arg(unavailable.to_string());
+    child.arg("-E").arg("-s").arg("-c").arg(HANDOFF);
     child.arg(python.site.map(PathBuf::into_os_string).unwrap_or_default()).args(argv);
-    run(child, &python.interpreter, &command, unavailable, under_launcher)
+    run(child, &python.interpreter, &command)
 }
 
 #[cfg(unix)]
-fn run(mut child: Command, python: &Path, command: &str, unavailable: u8, quiet: bool) -> ExitCode {
+fn run(mut child: Command, python: &Path, command: &str) -> ExitCode {
     use std::os::unix::process::CommandExt;
     let error = child.exec(); // returns only when the exec failed
-    if !quiet {
-        eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
-    }
-    ExitCode::from(unavailable)
+    eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
+    ExitCode::from(UNAVAILABLE)
 }
 
 #[cfg(not(unix))]
-fn run(mut child: Command, python: &Path, command: &str, unavailable: u8, quiet: bool) -> ExitCode {
+fn run(mut child: Command, python: &Path, command: &str) -> ExitCode {
     match child.status() {
         Ok(status) => ExitCode::from(status.code().and_then(|code| u8::try_from(code).ok()).unwrap_or(1)),
         Err(error) => {
-            if !quiet {
-                eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
-            }
-            ExitCode::from(unavailable)
+            eprintln!("sage-flags: cannot run '{command}' through {}: {error}", python.display());
+            ExitCode::from(UNAVAILABLE)
         }
     }
 }
