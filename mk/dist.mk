@@ -22,8 +22,8 @@ VOCABULARY_NAMES := $(shell for f in spec/flags.toml $(filter-out spec/flags.tom
 BUNDLES := $(foreach name,$(VOCABULARY_NAMES),$(DIST)/sage-flags-$(name)-$(VERSION).tar.gz)
 BUNDLE := $(firstword $(BUNDLES))
 SAGE_SOURCES := $(shell find sage -type f -not -path '*/__pycache__/*')
-# The skill's templates and data: package data both wheels carry (docs/SPEC.md G8).
-SKILL_SOURCES := $(shell find python/sage_flags/skill -type f -not -path '*/__pycache__/*')
+# The package's data folders (the skill's templates and data, G8; the adopted wrapper, N6): both wheels carry them.
+SKILL_SOURCES := $(shell find python/sage_flags -mindepth 2 -type f -not -path '*/__pycache__/*')
 PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(SKILL_SOURCES)
 
 dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLES)  ## every release artifact into $(DIST)/ (wheels, sdist, bundles)

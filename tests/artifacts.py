@@ -75,10 +75,10 @@ def artifacts() -> Artifacts:
 
 def package_sources() -> Dict[str, bytes]:
     """python/sage_flags as both wheels must carry it (less the compiled core): every .py file, py.typed, and every
-    file of skill/ (the skill's templates and data, SPEC G8)."""
+    file of its data folders (skill/: the skill's templates and data, SPEC G8; adopted/: the wrapper, N6)."""
     found = {}
     for path in sorted(PACKAGE_DIR.rglob("*")):
-        data = path.is_file() and path.relative_to(PACKAGE_DIR).parts[0] == "skill"
+        data = path.is_file() and len(path.relative_to(PACKAGE_DIR).parts) > 1
         if (path.suffix == ".py" or path.name == "py.typed" or data) and "__pycache__" not in path.parts:
             found["sage_flags/" + path.relative_to(PACKAGE_DIR).as_posix()] = path.read_bytes()
     return found

@@ -50,7 +50,8 @@ def git(root: Path, *args: str) -> str:
 
 def project(tmp_path: Path, layout: str, settings: Optional[bytes], codex: Optional[bytes]) -> Path:
     """A committed git repository laid out as a Sage project of LAYOUT (1.3: sage/VERSION 1.3.21 and Sage's
-    own .claude/; 1.1: sage/core/flag_parser/, no VERSION, no .claude/ unless settings are given)."""
+    own .claude/; 1.1: Sage 1.1's own sage/core/workflows/, sage/core/registry.yaml and sage/core/flag_parser/, no
+    VERSION, no .claude/ unless settings are given)."""
     root = tmp_path / "proj"
     if layout == "1.3":
         (root / "sage").mkdir(parents=True)
@@ -59,6 +60,9 @@ def project(tmp_path: Path, layout: str, settings: Optional[bytes], codex: Optio
         (root / ".claude/commands/build.md").write_text("# build\n")
     else:
         (root / "sage/core/flag_parser").mkdir(parents=True)
+        (root / "sage/core/workflows").mkdir()
+        (root / "sage/core/workflows/build.workflow.md").write_text("# build\n")
+        (root / "sage/core/registry.yaml").write_text("workflows: {}\n")
         (root / "sage/core/flag_parser/parser.py").write_text("# Sage 1.1's own\n")
         (root / "sage/core/flag_parser/parse.sh").write_text("#!/bin/sh\n")
         (root / "sage/core/flag_parser/parse.sh").chmod(0o755)
