@@ -1,4 +1,4 @@
-# The bash layer (issue 3): sage/core/flag_parser/parse.sh and batch.sh.
+# The bash layer (issue 3): python/sage_flags/bash/ (package data): parse.sh, batch.sh and the other entries.
 # lint-shell: shellcheck (warning level) on every *.sh plus tools/lint_bash32.py (no construct newer than bash 3.2).
 # What the bash tests need from the system (strace, dash, the en_US locales) is not installed here: `make test`
 # skips the tests that need a missing one and names it (parity/optional.py); .ci/install-system-packages (root,

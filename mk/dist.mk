@@ -22,9 +22,9 @@ VOCABULARY_NAMES := $(shell for f in spec/flags.toml $(filter-out spec/flags.tom
 BUNDLES := $(foreach name,$(VOCABULARY_NAMES),$(DIST)/sage-flags-$(name)-$(VERSION).tar.gz)
 BUNDLE := $(firstword $(BUNDLES))
 SAGE_SOURCES := $(shell find sage -type f -not -path '*/__pycache__/*')
-# The package's data folders (the skill's templates and data, G8; the adopted wrapper, N6): both wheels carry them.
-SKILL_SOURCES := $(shell find python/sage_flags -mindepth 2 -type f -not -path '*/__pycache__/*')
-PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(SKILL_SOURCES)
+# Package data both wheels carry: every file in a folder of the package (skill/: docs/SPEC.md G8; bash/: B7).
+PACKAGE_DATA := $(shell find python/sage_flags -mindepth 2 -type f -not -path '*/__pycache__/*')
+PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(PACKAGE_DATA)
 
 dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLES)  ## every release artifact into $(DIST)/ (wheels, sdist, bundles)
 wheels: wheel-native wheel-pure  ## both wheels into $(DIST)/

@@ -1,4 +1,4 @@
-# persist / resume (issue 8): python/sage_flags/manifest.py, sage/core/flag_parser/{persist,resume}.sh.
+# persist / resume (issue 8): python/sage_flags/manifest.py, python/sage_flags/bash/{persist,resume}.sh.
 # Their vectors, fuzzers, concurrency and kill -9 tests run in `make test` (tests/test_manifest*.py, small counts);
 # manifest-stress runs the concurrency and crash tests with the counts quoted in docs (override on the command line).
 .PHONY: manifest-stress

@@ -32,7 +32,9 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = Path(os.environ.get("SAGE_FLAGS_PROJECT") or ROOT).resolve()
 SAGE_DIR = PROJECT / "sage"
-FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"
+FLAG_PARSER_DIR = SAGE_DIR / "core" / "flag_parser"  # the drop-in (Sage 1.1's `python -m core.flag_parser`)
+# The bash port: package data of sage_flags (python/sage_flags/bash/), in the checkout being tested.
+BASH_DIR = PROJECT / "python" / "sage_flags" / "bash"
 PYTHON = sys.executable
 SAGE_FLAGS = str(Path(PYTHON).parent / ("sage-flags.exe" if os.name == "nt" else "sage-flags"))
 # The native executable (crates/sage-flags-cli), as `make setup` builds it for this machine (mk/cli.mk).
@@ -186,7 +188,7 @@ def project_layers(root: Path) -> List[Layer]:
                 Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, {"PATH": path, "SAGE_FLAGS_BACKEND": ""})
             )
     # Every script, present or not: a missing one fails its tests (bash exits 127), it is never skipped.
-    scripts = {c: bash_path(root / "sage" / "core" / "flag_parser" / f"{c}.sh") for c in BASH_COMMANDS}
+    scripts = {c: bash_path(root / "python" / "sage_flags" / "bash" / f"{c}.sh") for c in BASH_COMMANDS}
     for bash in bash_interpreters():
         layers.append(Layer(bash.name, {c: [bash.path, script] for c, script in scripts.items()}, bash=bash.path))
     return layers

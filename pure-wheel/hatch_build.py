@@ -3,9 +3,8 @@
 - metadata: every field listed as dynamic in pure-wheel/pyproject.toml is the root pyproject.toml's
   (the readme file read from the repository root);
 - files: python/sage_flags, every .py file and py.typed, and every file of its data folders (skill/: the skill's
-  templates and data, read by sage_flags._render; adopted/: the wrapper adopt writes; any other folder beside the
-  modules), nothing compiled and no stub of the compiled core (_native.pyi), whatever `make setup` left in the
-  directory.
+  templates and data, read by sage_flags._render; bash/: the bash port), nothing compiled and no stub of the
+  compiled core (_native.pyi), whatever `make setup` left in the directory.
 """
 
 from pathlib import Path
@@ -37,7 +36,7 @@ class RootProjectMetadata(MetadataHookInterface):
 class PythonPackage(BuildHookInterface):
     def initialize(self, version: str, build_data: dict) -> None:
         for path in sorted(PACKAGE.rglob("*")):
-            data = path.is_file() and len(path.relative_to(PACKAGE).parts) > 1 and path.suffix not in (".pyc", ".so")
+            data = path.is_file() and len(path.relative_to(PACKAGE).parts) > 1  # a data folder: skill/, bash/
             if "__pycache__" in path.parts or not (path.suffix == ".py" or path.name == "py.typed" or data):
                 continue
             build_data["force_include"][str(path)] = "sage_flags/" + path.relative_to(PACKAGE).as_posix()

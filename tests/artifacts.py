@@ -75,7 +75,7 @@ def artifacts() -> Artifacts:
 
 def package_sources() -> Dict[str, bytes]:
     """python/sage_flags as both wheels must carry it (less the compiled core): every .py file, py.typed, and every
-    file of its data folders (skill/: the skill's templates and data, SPEC G8; adopted/: the wrapper, N6)."""
+    file of its data folders (skill/: the skill's templates and data, SPEC G8; bash/: the bash port, B7)."""
     found = {}
     for path in sorted(PACKAGE_DIR.rglob("*")):
         data = path.is_file() and len(path.relative_to(PACKAGE_DIR).parts) > 1

@@ -46,8 +46,8 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def layers(root: Path) -> dict:
     found = {"python": [PYTHON, "-m", "sage_flags", "parse"], "native": [PYTHON, "-m", "sage_flags", "parse"]}
-    if (root / "sage/core/flag_parser/parse.sh").exists():
-        found["bash"] = ["bash", str(root / "sage/core/flag_parser/parse.sh")]
+    if (root / "python/sage_flags/bash/parse.sh").exists():
+        found["bash"] = ["bash", str(root / "python/sage_flags/bash/parse.sh")]
     return found
 
 

@@ -223,7 +223,7 @@ def test_a_new_mode_reaches_every_announce_layer(tmp_path: Path) -> None:
     config.write_bytes(b"dry_run: true\n")
     commands = {"python": [PYTHON, "-m", "sage_flags", "announce"]}
     for bash in bash_interpreters():
-        commands[bash.name] = [bash.path, str(tmp_path / "sage/core/flag_parser/announce.sh")]
+        commands[bash.name] = [bash.path, str(tmp_path / "python/sage_flags/bash/announce.sh")]
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "python"), SAGE_FLAGS_BACKEND="python")
     for name, command in commands.items():
         args = ["build", "--autonomous go", "--config-path", str(config)]
@@ -253,7 +253,7 @@ def test_128_kib_goals_announce_in_linear_time(bash: BashInterpreter, name: str)
     A generous bound only: bash 3.2 spends ~6 s on the worst of these here; quadratic was ~100 s."""
     goal = LARGE_GOALS[name]
     assert len(goal) <= MAX_ITEM
-    script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
+    script = ROOT / "python" / "sage_flags" / "bash" / "announce.sh"
     start = time.perf_counter()
     result = subprocess.run([bash.path, str(script), "build", goal], capture_output=True, timeout=120)
     elapsed = time.perf_counter() - start
@@ -264,7 +264,7 @@ def test_128_kib_goals_announce_in_linear_time(bash: BashInterpreter, name: str)
 
 def test_announce_sh_does_not_fork(bash: BashInterpreter, tmp_path: Path) -> None:
     """bash rules of parse.sh: no fork, no external command (one execve: bash itself)."""
-    script = ROOT / "sage" / "core" / "flag_parser" / "announce.sh"
+    script = ROOT / "python" / "sage_flags" / "bash" / "announce.sh"
     config = tmp_path / "c.yaml"
     config.write_bytes(b"autonomous: true\n")
     args = ["build", "--quality-locked \x1b[1m goal \u009b", "--config-path", str(config)]

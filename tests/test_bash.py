@@ -1,4 +1,4 @@
-"""The bash layer (sage/core/flag_parser/parse.sh, batch.sh) through its real command line, under every bash.
+"""The bash layer (python/sage_flags/bash/parse.sh, batch.sh) through its real command line, under every bash.
 
 parity/test_vectors.py already runs every vector through both scripts; this file checks
 what the vectors cannot: no external command and no fork (empty PATH, strace), linear
@@ -32,7 +32,7 @@ from parity import vectors
 from parity.layers import BashInterpreter
 
 ROOT = Path(__file__).resolve().parent.parent
-DIR = ROOT / "sage" / "core" / "flag_parser"
+DIR = ROOT / "python" / "sage_flags" / "bash"
 PARSE = DIR / "parse.sh"
 PREAMBLE = DIR / "preamble.sh"  # H2-H3, sourced by every entry
 BATCH = DIR / "batch.sh"
@@ -106,7 +106,7 @@ def test_a_parse_reads_two_scripts_whatever_the_input(bash: BashInterpreter, tmp
     for arguments in ("--quality-locked Ship", "caf\u00e9", 'say "hi"', "--foo", "x" * 2000, "--autonomus x"):
         argv = [bash.path, str(PARSE), arguments]
         scripts = [line for line in traced(argv, tmp_path, "open,openat") if '.sh"' in line]
-        assert len(scripts) == 2 and all("flag_parser/p" in line for line in scripts), (arguments, scripts)
+        assert len(scripts) == 2 and all("bash/p" in line for line in scripts), (arguments, scripts)
 
 
 def test_preamble_is_found_after_cd_and_never_through_path(bash: BashInterpreter, tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_preamble_is_found_after_cd_and_never_through_path(bash: BashInterpreter
     bare = subprocess.run([bash.path, "parse.sh", arguments], cwd=DIR, env=env, capture_output=True, timeout=30)
     assert bare.stdout == want and bare.stderr == b""
     relative = subprocess.run(
-        [bash.path, "-c", '. "$1"; cd /; sage_flags_main "$2"', "sourcer", "sage/core/flag_parser/parse.sh", arguments],
+        [bash.path, "-c", '. "$1"; cd /; sage_flags_main "$2"', "sourcer", "python/sage_flags/bash/parse.sh", arguments],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -707,7 +707,7 @@ def test_a_terminal_stdin_is_refused_not_waited_on(bash: BashInterpreter, script
 
 # --- the size of the bash layer (issue 33) ----------------------------------------------------------
 
-SHELL_FILES = sorted((ROOT / "sage").rglob("*.sh"))
+SHELL_FILES = sorted(DIR.glob("*.sh"))  # the bash port: package data in python/sage_flags/bash/
 MAX_CODE_LINES = 750  # parse, batch and announce, and the two refusals: no YAML reader in bash (SPEC P12)
 MAX_GLOBAL_NAMES = 27  # the SAGE_FLAGS_* names parse.sh, batch.sh and announce.sh used before issue 33
 
@@ -725,7 +725,7 @@ def code_lines(text: str) -> int:
 
 
 def test_the_bash_layer_stays_small() -> None:
-    """At most 750 lines of code in the shell files under sage/, and no more global SAGE_FLAGS_* names than the
+    """At most 750 lines of code in the bash port's shell files, and no more global SAGE_FLAGS_* names than the
     staying scripts had: bash parses, the manifest is Python's."""
     assert {p.name for p in SHELL_FILES} >= {"parse.sh", "batch.sh", "announce.sh", "persist.sh", "resume.sh"}
     texts = [p.read_text(encoding="utf-8") for p in SHELL_FILES]

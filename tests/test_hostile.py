@@ -20,7 +20,7 @@ import pytest
 from parity.layers import ROOT, BashInterpreter, Layer, available_layers
 from parity.strategies import HIJACKED_BUILTINS, HIJACKING_FUNCTION, HOSTILE_BASH_ENV
 
-DIR = ROOT / "sage" / "core" / "flag_parser"
+DIR = ROOT / "python" / "sage_flags" / "bash"
 MANIFEST = b"---\ntitle: x\nflags:\n  quality_locked: false\n---\nbody\n"
 
 HIJACKED = list(HIJACKED_BUILTINS)

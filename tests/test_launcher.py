@@ -25,7 +25,7 @@ from parity.layers import NATIVE_EXE, ROOT, SAGE_FLAGS, SYSTEM_BASH, BashInterpr
 from parity.optional import missing
 
 LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
-BASH_DIR = ROOT / "sage" / "core" / "flag_parser"
+BASH_DIR = ROOT / "python" / "sage_flags" / "bash"
 # The interpreter behind .venv (a symlink to it outside the venv does not see the venv's site-packages).
 BASE_PYTHON = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 HAS_BASH_LAYER = bool(bash_interpreters())  # a missing script fails; only a machine without bash skips

@@ -47,7 +47,7 @@ from sage_flags import manifest, reference
 from sage_flags._vocabulary import vocabulary
 
 from parity import vectors, yaml_oracle
-from parity.layers import FLAG_PARSER_DIR, NATIVE_EXE, ROOT, BashInterpreter, Layer, available_layers
+from parity.layers import BASH_DIR, FLAG_PARSER_DIR, NATIVE_EXE, ROOT, BashInterpreter, Layer, available_layers
 from parity.optional import missing
 from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
@@ -275,9 +275,9 @@ def test_concurrent_persists_leave_one_complete_version(
 
 # --------------------------------------------------------------- bash: an honest refusal (SPEC P12)
 
-BASH_PERSIST = FLAG_PARSER_DIR / "persist.sh"
-BASH_RESUME = FLAG_PARSER_DIR / "resume.sh"
-BASH_PARSE = FLAG_PARSER_DIR / "parse.sh"
+BASH_PERSIST = BASH_DIR / "persist.sh"
+BASH_RESUME = BASH_DIR / "resume.sh"
+BASH_PARSE = BASH_DIR / "parse.sh"
 
 
 def executed_programs(argv: List[str], workdir: Path, stdin: bytes = b"") -> List[str]:

@@ -101,7 +101,7 @@ def test_stdin_gives_the_operands_bytes(layer: Layer, tmp_path: Path) -> None:
 @pytest.mark.parametrize("script", ["parse", "announce", "resume"])
 def test_bash_reads_stdin_without_forking(bash: BashInterpreter, script: str, tmp_path: Path) -> None:
     """D24: --stdin is read by the read builtin: one execve (bash itself), no fork."""
-    path = ROOT / "sage" / "core" / "flag_parser" / f"{script}.sh"
+    path = ROOT / "python" / "sage_flags" / "bash" / f"{script}.sh"
     head = {"parse": [], "announce": ["build"], "resume": [str(tmp_path / "m.md")]}[script]
     stdin = "--autonomous ship \u202e it\nnext line\n".encode()
     calls = process_calls([bash.path, str(path), *head, "--stdin"], tmp_path, stdin)

@@ -117,7 +117,7 @@ def test_the_bash_scripts_and_the_drop_in_take_no_option() -> None:
     env = {"SAGE_FLAGS_VOCABULARY": "sage-1.3"}
     by_env = run([PYTHON, "-B", "-m", "core.flag_parser", "parse", "--subagents go"], env, cwd=ROOT / "sage")
     assert (by_env.returncode, json.loads(by_env.stdout)["subagents"]) == (0, True)
-    bash = run(["bash", str(ROOT / "sage" / "core" / "flag_parser" / "parse.sh"), "--vocabulary", "sage-1.3"], {})
+    bash = run(["bash", str(ROOT / "python" / "sage_flags" / "bash" / "parse.sh"), "--vocabulary", "sage-1.3"], {})
     assert bash.returncode == 1 and json.loads(bash.stdout)["error"].startswith("Unknown flag '--vocabulary'.")
 
 

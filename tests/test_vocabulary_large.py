@@ -104,7 +104,7 @@ def _reference(copy: Path, stdin: bytes, args: Tuple[str, ...] = ()) -> bytes:
 
 
 def test_the_vocabulary_is_past_every_old_cap(copy: Path) -> None:
-    generated = (copy / "sage" / "core" / "flag_parser" / "parse.sh").read_text()
+    generated = (copy / "python" / "sage_flags" / "bash" / "parse.sh").read_text()
     assert generated.count("[mode.value]") == 0 and f"--{_name(MODES - 1)}" in generated
     assert MODES > 26 and len(VALUES) > 8 and max(m for _, m, _ in VALUES) >= 10
 
@@ -121,7 +121,7 @@ def test_bash_batch_matches_the_reference(copy: Path, bash: BashInterpreter, par
         want = _reference(copy, stdin, args)
         assert want.count(b"\n") == len(records)
         got = subprocess.run(
-            [bash.path, str(copy / "sage" / "core" / "flag_parser" / "batch.sh"), *args],
+            [bash.path, str(copy / "python" / "sage_flags" / "bash" / "batch.sh"), *args],
             input=stdin,
             capture_output=True,
             timeout=300,
@@ -134,6 +134,6 @@ def test_bash_batch_matches_the_reference(copy: Path, bash: BashInterpreter, par
 def test_bash_parse_matches_the_reference(copy: Path, bash: BashInterpreter) -> None:
     for record in _records(random.Random(41), 15):
         got = subprocess.run(
-            [bash.path, str(copy / "sage" / "core" / "flag_parser" / "parse.sh"), record], capture_output=True
+            [bash.path, str(copy / "python" / "sage_flags" / "bash" / "parse.sh"), record], capture_output=True
         )
         assert got.stdout == _reference(copy, record + b"\0"), record

@@ -13,7 +13,7 @@ file with other modes, as tests/test_adding_a_flag.py builds: they would not hol
 The copy's layers then run like this checkout's:
 
     PYTHONPATH=OUT/python python -m sage_flags parse "--parallel=3 ship"   # SAGE_FLAGS_BACKEND=python|native
-    bash OUT/sage/core/flag_parser/parse.sh "--parallel=3 ship"
+    bash OUT/python/sage_flags/bash/parse.sh "--parallel=3 ship"
     cd OUT/sage && PYTHONPATH=../python python -B -m core.flag_parser parse "--parallel=3 ship"
 
 A build whose inputs (the sources, VOCAB, the options) have not changed since the last one into OUT is kept as

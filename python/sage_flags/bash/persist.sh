@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # persist.sh: `sage-flags persist MANIFEST` where there is no python3 (docs/SPEC.md P12).
 #
-#   bash sage/core/flag_parser/parse.sh "$ARGUMENTS" | bash sage/core/flag_parser/persist.sh MANIFEST
+#   bash python/sage_flags/bash/parse.sh "$ARGUMENTS" | bash python/sage_flags/bash/persist.sh MANIFEST
 #
 # Recording the modes in a cycle manifest's YAML front matter has one
 # implementation, Python's (python/sage_flags/manifest.py: it knows where
@@ -17,9 +17,9 @@
 # The three fixed lines of every entry (see parse.sh).
 POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
 case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
-# shellcheck source=sage/core/flag_parser/preamble.sh
+# shellcheck source=python/sage_flags/bash/preamble.sh
 \. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
-# shellcheck source=sage/core/flag_parser/parse.sh
+# shellcheck source=python/sage_flags/bash/parse.sh
 . "$sage_flags_dir/parse.sh"
 
 sage_flags_persist_main() {

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # parse.sh: the bash layer of the sage-flags contract (docs/SPEC.md, C1-C21).
-#   bash sage/core/flag_parser/parse.sh ARGUMENTS... [--config-path PATH]
-#   bash sage/core/flag_parser/parse.sh [--config-path PATH] --stdin < ARGUMENTS   (I1-I6)
+#   bash python/sage_flags/bash/parse.sh ARGUMENTS... [--config-path PATH]
+#   bash python/sage_flags/bash/parse.sh [--config-path PATH] --stdin < ARGUMENTS   (I1-I6)
 # prints one JSON line (C16), exits 0, 1 (E1-E5) or 2 (C3). Sourced (by
 # batch.sh and the other bash entries) it only defines the API below.
 # bash 3.2 safe, no fork or external command, linear (C21), C20-proof; see
@@ -57,7 +57,7 @@
 # (bash 4.4+), so they are cleared here too.
 POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
 case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
-# shellcheck source=sage/core/flag_parser/preamble.sh
+# shellcheck source=python/sage_flags/bash/preamble.sh
 \. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
 
 # BEGIN GENERATED: bash-vocabulary

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # resume.sh: `sage-flags resume MANIFEST ARGUMENTS...` where there is no python3 (docs/SPEC.md P12, R2).
 #
-#   bash sage/core/flag_parser/resume.sh MANIFEST ARGUMENTS... [--config-path PATH]
+#   bash python/sage_flags/bash/resume.sh MANIFEST ARGUMENTS... [--config-path PATH]
 #
 # Reading the modes a cycle manifest records has one implementation, Python's
 # (python/sage_flags/manifest.py). This script restores nothing (R2: as from a
@@ -13,9 +13,9 @@
 # The three fixed lines of every entry (see parse.sh).
 POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
 case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
-# shellcheck source=sage/core/flag_parser/preamble.sh
+# shellcheck source=python/sage_flags/bash/preamble.sh
 \. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
-# shellcheck source=sage/core/flag_parser/parse.sh
+# shellcheck source=python/sage_flags/bash/parse.sh
 . "$sage_flags_dir/parse.sh"
 
 sage_flags_resume_main() {

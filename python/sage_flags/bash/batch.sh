@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # batch.sh: the bash batch entry (C22).
 #
-#   bash sage/core/flag_parser/batch.sh [--config-path PATH] < records
+#   bash python/sage_flags/bash/batch.sh [--config-path PATH] < records
 #
 # stdin is a sequence of NUL-terminated records (a final unterminated one
 # counts if non-empty); each is one ARGUMENTS. One JSON line per record is
@@ -13,9 +13,9 @@
 # The three fixed lines of every entry (see parse.sh).
 POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
 case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
-# shellcheck source=sage/core/flag_parser/preamble.sh
+# shellcheck source=python/sage_flags/bash/preamble.sh
 \. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
-# shellcheck source=sage/core/flag_parser/parse.sh
+# shellcheck source=python/sage_flags/bash/parse.sh
 . "$sage_flags_dir/parse.sh"
 
 sage_flags_batch_main() {

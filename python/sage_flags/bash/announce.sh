@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # announce.sh: the bash layer of `sage-flags announce` (docs/SPEC.md, SKILL.md).
 #
-#   bash sage/core/flag_parser/announce.sh WORKFLOW ARGUMENTS... [--config-path PATH]
-#   bash sage/core/flag_parser/announce.sh WORKFLOW [--config-path PATH] --stdin < ARGUMENTS
+#   bash python/sage_flags/bash/announce.sh WORKFLOW ARGUMENTS... [--config-path PATH]
+#   bash python/sage_flags/bash/announce.sh WORKFLOW [--config-path PATH] --stdin < ARGUMENTS
 #
 # prints the line the workflow shows its user and exits like parse.sh:
 #   Sage → build workflow. Modes: --quality-locked, --autonomous (config)    status 0
@@ -21,9 +21,9 @@
 # The three fixed lines of every entry (see parse.sh).
 POSIXLY_CORRECT=1 && \trap - EXIT ERR DEBUG RETURN && \set +E +T -u
 case ${BASH_SOURCE[0]} in */*) sage_flags_dir=${BASH_SOURCE[0]%/*} ;; *) sage_flags_dir=. ;; esac
-# shellcheck source=sage/core/flag_parser/preamble.sh
+# shellcheck source=python/sage_flags/bash/preamble.sh
 \. "$sage_flags_dir/preamble.sh" || { printf '%s\n' "cannot load $sage_flags_dir/preamble.sh" >&2 && exit 3; }
-# shellcheck source=sage/core/flag_parser/parse.sh
+# shellcheck source=python/sage_flags/bash/parse.sh
 . "$sage_flags_dir/parse.sh"
 
 # The bytes to escape, and their escaped forms, built once with builtins only:
