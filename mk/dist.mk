@@ -3,8 +3,8 @@
 #                      `sage-flags` command is the native executable (mk/cli.mk)
 #   the pure wheel     hatchling (pure-wheel/pyproject.toml): py3-none-any, python/sage_flags without the core
 #   the sdist          maturin sdist: pip builds the native wheel from it where cargo is on PATH
-#   the bundles        tools/build_bundle.py: sage/ plus the pure package, runnable with python3 or bash alone; one
-#                      per vocabulary (docs/SPEC.md B7), sage-flags-<vocabulary>-VERSION.tar.gz
+#   the bundle         tools/build_bundle.py: sage/ plus the pure package, runnable with python3 or bash alone; one
+#                      for every Sage release (docs/SPEC.md B7), sage-flags-VERSION.tar.gz
 # Each is a file target, rebuilt only when its sources change: `make test` builds each once, and
 # tests/test_wheels.py, test_sdist.py and test_bundle.py install or unpack them fresh.
 # .github/workflows/release.yml builds the same on every platform from a version tag.
@@ -16,22 +16,18 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
 NATIVE_WHEEL := $(DIST)/sage_flags-$(VERSION)-cp38-abi3-manylinux2014_$(ARCH).manylinux_2_17_$(ARCH).whl
 PURE_WHEEL := $(DIST)/sage_flags-$(VERSION)-py3-none-any.whl
 SDIST := $(DIST)/sage_flags-$(VERSION).tar.gz
-# The vocabularies' names (spec/*.toml's `name` lines; spec/flags.toml's, the default, first).
-VOCABULARY_NAMES := $(shell for f in spec/flags.toml $(filter-out spec/flags.toml,$(wildcard spec/*.toml)); do \
-  sed -n '1,/^\[/s/^name = "\(.*\)"$$/\1/p' "$$f"; done)
-BUNDLES := $(foreach name,$(VOCABULARY_NAMES),$(DIST)/sage-flags-$(name)-$(VERSION).tar.gz)
-BUNDLE := $(firstword $(BUNDLES))
+BUNDLE := $(DIST)/sage-flags-$(VERSION).tar.gz
 SAGE_SOURCES := $(shell find sage -type f -not -path '*/__pycache__/*')
 # Package data both wheels carry: every file in a folder of the package (skill/: docs/SPEC.md G8; bash/: B7).
 PACKAGE_DATA := $(shell find python/sage_flags -mindepth 2 -type f -not -path '*/__pycache__/*')
 PACKAGE_INPUTS := pyproject.toml README.md $(PYTHON_SOURCES) $(PACKAGE_DATA)
 
-dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLES)  ## every release artifact into $(DIST)/ (wheels, sdist, bundles)
+dist: $(NATIVE_WHEEL) $(PURE_WHEEL) $(SDIST) $(BUNDLE)  ## every release artifact into $(DIST)/ (wheels, sdist, bundle)
 wheels: wheel-native wheel-pure  ## both wheels into $(DIST)/
 wheel-native: $(NATIVE_WHEEL)  ## the native wheel (cp38-abi3, manylinux2014, native sage-flags) into $(DIST)/
 wheel-pure: $(PURE_WHEEL)  ## the pure-Python wheel (py3-none-any) into $(DIST)/
 sdist: $(SDIST)  ## the source distribution into $(DIST)/
-bundle: $(BUNDLES)  ## the vendorable sage/ directory (tar.gz), one per vocabulary, into $(DIST)/
+bundle: $(BUNDLE)  ## the vendorable sage/ directory (tar.gz), one for every Sage release, into $(DIST)/
 
 # The native wheel: maturin builds the extension into a staging directory, tools/wheel_add_executable.py makes
 # the native executable (mk/cli.mk) its `sage-flags` command, and the finished wheel moves into $(DIST)/.
@@ -51,9 +47,8 @@ $(PURE_WHEEL): $(VENV)/.tools $(PACKAGE_INPUTS) pure-wheel/pyproject.toml pure-w
 $(SDIST): $(VENV)/.tools $(PACKAGE_INPUTS) $(RUST_SOURCES)
 	$(BIN)/maturin sdist --out $(DIST)
 
-$(DIST)/sage-flags-%-$(VERSION).tar.gz: $(PURE_WHEEL) tools/build_bundle.py tools/generate.py tools/skill_outputs.py \
-		$(SAGE_SOURCES) $(wildcard spec/*.toml)
-	$(PY) tools/build_bundle.py --pure-wheel $(PURE_WHEEL) --out $(DIST) --vocabulary $* >/dev/null
+$(BUNDLE): $(PURE_WHEEL) tools/build_bundle.py $(SAGE_SOURCES)
+	$(PY) tools/build_bundle.py --pure-wheel $(PURE_WHEEL) --out $(DIST) >/dev/null
 
 # What pip needs to build the sdist offline in tests/test_sdist.py (--no-index, build isolation): the pinned maturin.
 WHEELHOUSE := build/wheelhouse

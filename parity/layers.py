@@ -41,6 +41,41 @@ SAGE_FLAGS = str(Path(PYTHON).parent / ("sage-flags.exe" if os.name == "nt" else
 NATIVE_EXE = ROOT / "target" / "native" / "sage-flags"
 
 
+def vendored_bundle() -> Path:
+    """This checkout's bundle laid out as unpacking it would (tools/build_bundle.py's files, the package being
+    python/sage_flags's), for the launcher's layers: the launcher runs its own bundle's copy only (SPEC L1). Laid
+    once per content under build/vendored-bundle/, by rename, so that processes never see half of it."""
+    import hashlib
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_bundle
+
+    package = ROOT / "python" / "sage_flags"
+    vendored = [
+        (build_bundle.VENDOR + "/sage_flags/" + path.relative_to(package).as_posix(), path.read_bytes(), False)
+        for path in sorted(package.rglob("*"))
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and (path.suffix == ".py" or path.name == "py.typed" or len(path.relative_to(package).parts) > 1)
+    ]
+    files = build_bundle.bundle_files(vendored)
+    digest = hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:16]
+    where = ROOT / "build" / "vendored-bundle" / digest
+    if not where.is_dir():
+        where.parent.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(dir=where.parent))
+        for member, (data, executable) in files.items():
+            (partial / member).parent.mkdir(parents=True, exist_ok=True)
+            (partial / member).write_bytes(data)
+            (partial / member).chmod(0o755 if executable else 0o644)
+        try:
+            partial.rename(where)
+        except OSError:  # another process laid it first
+            shutil.rmtree(partial)
+    return where
+
+
 @dataclass(frozen=True)
 class Layer:
     name: str
@@ -181,8 +216,8 @@ def project_layers(root: Path) -> List[Layer]:
     if (root / "crates" / "sage-flags-cli").is_dir():  # built by make setup (or build_vocabulary.py), never skipped
         exe = NATIVE_EXE if root == ROOT else root / NATIVE_EXE.relative_to(ROOT)
         layers.append(Layer("exe", {c: [str(exe), c] for c in NATIVE_EXE_COMMANDS}))
-    if root == ROOT:  # the hook through the launcher (the other commands: tests/test_launcher.py)
-        launcher = str(root / "sage" / "bin" / "sage-flags")
+    if root == ROOT:  # the hook through the bundle's launcher (the other commands: tests/test_launcher.py)
+        launcher = str(vendored_bundle() / "sage" / "bin" / "sage-flags")
         for name, path in LAUNCHER_PATHS.items():
             layers.append(
                 Layer(name, {"hook": ["/bin/sh", launcher, "hook"]}, {"PATH": path, "SAGE_FLAGS_BACKEND": ""})

@@ -37,11 +37,10 @@ class Artifacts:
     native_wheel: Path
     pure_wheel: Path
     sdist: Path
-    bundle: Path  # the default vocabulary's (sage-1.1)
-    bundles: Dict[str, Path]  # docs/SPEC.md B7: one per vocabulary, by name
+    bundle: Path  # docs/SPEC.md B7: one for every Sage release
 
     def all(self) -> List[Path]:
-        return [self.native_wheel, self.pure_wheel, self.sdist, *self.bundles.values()]
+        return [self.native_wheel, self.pure_wheel, self.sdist, self.bundle]
 
 
 def artifacts() -> Artifacts:
@@ -65,8 +64,7 @@ def artifacts() -> Artifacts:
         native_wheel=DIST / f"sage_flags-{VERSION}-cp38-abi3-manylinux2014_{arch}.manylinux_2_17_{arch}.whl",
         pure_wheel=DIST / f"sage_flags-{VERSION}-py3-none-any.whl",
         sdist=DIST / f"sage_flags-{VERSION}.tar.gz",
-        bundle=DIST / f"sage-flags-sage-1.1-{VERSION}.tar.gz",
-        bundles={name: DIST / f"sage-flags-{name}-{VERSION}.tar.gz" for name in VOCABULARY_NAMES},
+        bundle=DIST / f"sage-flags-{VERSION}.tar.gz",
     )
     missing = [p.name for p in found.all() if not p.is_file()]
     assert not missing, f"make dist did not write {missing}; dist/ holds {sorted(p.name for p in DIST.iterdir())}"
@@ -82,6 +80,22 @@ def package_sources() -> Dict[str, bytes]:
         if (path.suffix == ".py" or path.name == "py.typed" or data) and "__pycache__" not in path.parts:
             found["sage_flags/" + path.relative_to(PACKAGE_DIR).as_posix()] = path.read_bytes()
     return found
+
+
+def lay_bundle(where: Path) -> Path:
+    """The bundle's files written under ``where`` as unpacking it would (tools/build_bundle.py's bundle_files, the
+    vendored package being python/sage_flags's files, which tests/test_bundle.py holds equal to the pure wheel's),
+    without `make dist`; returns ``where``."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_bundle
+
+    vendored = [(build_bundle.VENDOR + "/" + name, data, False) for name, data in package_sources().items()]
+    for member, (data, executable) in build_bundle.bundle_files(vendored).items():
+        path = where / member
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(0o755 if executable else 0o644)
+    return where
 
 
 def clean_env(**extra: str) -> Dict[str, str]:

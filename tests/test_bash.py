@@ -120,7 +120,14 @@ def test_preamble_is_found_after_cd_and_never_through_path(bash: BashInterpreter
     bare = subprocess.run([bash.path, "parse.sh", arguments], cwd=DIR, env=env, capture_output=True, timeout=30)
     assert bare.stdout == want and bare.stderr == b""
     relative = subprocess.run(
-        [bash.path, "-c", '. "$1"; cd /; sage_flags_main "$2"', "sourcer", "python/sage_flags/bash/parse.sh", arguments],
+        [
+            bash.path,
+            "-c",
+            '. "$1"; cd /; sage_flags_main "$2"',
+            "sourcer",
+            "python/sage_flags/bash/parse.sh",
+            arguments,
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,

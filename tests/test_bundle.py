@@ -1,9 +1,10 @@
-"""The vendorable bundle (`make bundle`): the sage/ directory a Sage project copies into itself.
+"""The vendorable bundle (`make bundle`): ONE archive, dist/sage-flags-X.Y.Z.tar.gz, for every Sage release
+(docs/SPEC.md B7): the launcher, the drop-in's modules with parse.sh, and the pure package in _vendor/.
 
 It is unpacked into an empty folder, with every installed sage_flags out of reach (python3 is a fresh venv
 that holds nothing, no PYTHONPATH), and every vector runs through each entry it offers: the compat entry
-`python3 -m core.flag_parser` (from sage/), the launcher (finding its Python layer, then with no python3
-its bash layer) and the bash scripts themselves.
+`python3 -m core.flag_parser` (from sage/), the launcher (its Python, then with no python3 its bash) and the bash
+scripts themselves.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ from typing import Dict, List, Set
 
 import interpreters
 import pytest
-import yaml
 from artifacts import (
-    VOCABULARY_NAMES,
+    VERSION,
     Artifacts,
     CleanLayer,
     artifacts,
@@ -33,14 +33,12 @@ from artifacts import (
     package_sources,
     vector_failures,
 )
-from skill_files import SKILL_DIR, skill_files
 
 from parity import tiers
 from parity.layers import BASH_COMMANDS, COMMANDS, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 import build_bundle
-import generate
 
 VENDOR = "sage/core/flag_parser/_vendor/sage_flags/"
 
@@ -92,18 +90,6 @@ def which(launcher: CleanLayer) -> str:
     return done.stdout
 
 
-SKILL_PREFIX = generate.SKILL_DIR + "/"
-
-
-def in_bundle(member: str, data: bytes, vocabulary: str = "sage-1.1") -> bytes:
-    """A repository file as the bundle of ``vocabulary`` carries it: the skill is the renderer's, for that
-    vocabulary, in Sage's form (SPEC G8, N8)."""
-    if not member.startswith(SKILL_PREFIX):
-        return data
-    build = generate.load_build(ROOT).with_default(vocabulary)
-    return generate.skill_files(ROOT, build, "sage")[member[len(SKILL_PREFIX) :]].encode("utf-8")
-
-
 def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     with tarfile.open(built.bundle) as archive:
         members = {m.name: m for m in archive.getmembers()}
@@ -112,7 +98,19 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     repository = {p.relative_to(ROOT).as_posix(): p for p in sage_dir}
     vendored = {name: data for name, data in files.items() if name.startswith(VENDOR)}
     others = {name: data for name, data in files.items() if name not in vendored}
-    assert others == {name: in_bundle(name, path.read_bytes()) for name, path in repository.items()}
+    # The launcher and the drop-in's modules as in the repository; parse.sh and preamble.sh, copies of the
+    # package's bash port (B7); nothing else.
+    scripts = {f"sage/core/flag_parser/{name}": name for name in ("parse.sh", "preamble.sh")}
+    assert sorted(repository) == [
+        "sage/bin/sage-flags",
+        *(f"sage/core/flag_parser/{name}.py" for name in ("__init__", "__main__", "config_loader", "parser")),
+    ]
+    port = ROOT / "python" / "sage_flags" / "bash"
+    assert others == {
+        **{name: path.read_bytes() for name, path in repository.items()},
+        **{member: (port / name).read_bytes() for member, name in scripts.items()},
+    }
+    assert built.bundle.name == f"sage-flags-{VERSION}.tar.gz"
     # The pure package: python/sage_flags, exactly the files pip installs from the pure wheel.
     assert {"sage_flags/" + name[len(VENDOR) :]: data for name, data in vendored.items()} == package_sources()
     with zipfile.ZipFile(built.pure_wheel) as wheel:
@@ -126,14 +124,13 @@ def test_bundle_holds_sage_and_the_pure_package(built: Artifacts) -> None:
     assert members["sage/bin/sage-flags"].mode & 0o111
 
 
-@pytest.mark.parametrize("vocabulary", sorted(VOCABULARY_NAMES))
-def test_bundle_files_lists_exactly_what_the_bundle_holds(built: Artifacts, vocabulary: str) -> None:
+def test_bundle_files_lists_exactly_what_the_bundle_holds(built: Artifacts) -> None:
     """tools/build_bundle.py's bundle_files with python/sage_flags's files as the vendored package (what
-    tests/test_sage_1_1_dropin.py lays over a Sage project, without `make dist`) is the archive, byte for byte."""
-    with tarfile.open(built.bundles[vocabulary]) as archive:
+    tests/artifacts.py's lay_bundle writes, without `make dist`) is the archive, byte for byte."""
+    with tarfile.open(built.bundle) as archive:
         held = {m.name: (archive.extractfile(m).read(), bool(m.mode & 0o111)) for m in archive.getmembers()}
     vendored = [(build_bundle.VENDOR + "/" + name, data, False) for name, data in package_sources().items()]
-    assert build_bundle.bundle_files(vocabulary, vendored) == held
+    assert build_bundle.bundle_files(vendored) == held
 
 
 @pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
@@ -162,7 +159,7 @@ def test_launcher_finds_the_vendored_python_and_runs_every_vector(
     path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
     launcher = entry("bundle-launcher-python", [str(project / "sage" / "bin" / "sage-flags")], env={"PATH": path})
     vendor = project / "sage" / "core" / "flag_parser" / "_vendor"
-    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
+    assert which(launcher) == f"python3: python3 -m sage_flags (from {vendor})\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases", part)
 
@@ -177,33 +174,48 @@ def test_launcher_without_python_runs_every_vector_through_bash(project: Path, p
         BASH_COMMANDS,
         env={"PATH": sandbox_path(tmp_path / "bin", programs)},
     )
-    assert which(launcher) == f"bash: {project}/sage/core/flag_parser; vocabulary sage-1.1\n"
+    assert which(launcher) == f"bash: {project}/sage/core/flag_parser/_vendor/sage_flags/bash\n"
     (tmp_path / "cases").mkdir()
     assert not vector_failures(launcher, tmp_path / "cases", part)
 
 
 @pytest.mark.parametrize("part", tiers.PARTS)  # the cover in make test, the rest in make test-full
 def test_bash_scripts_run_every_vector(project: Path, part: str, tmp_path: Path) -> None:
-    scripts = project / "sage" / "core" / "flag_parser"
+    scripts = project / "sage" / "core" / "flag_parser" / "_vendor" / "sage_flags" / "bash"
     bash = CleanLayer("bundle-bash", {command: ["bash", str(scripts / f"{command}.sh")] for command in BASH_COMMANDS})
     assert not vector_failures(bash, tmp_path, part)
 
 
-def test_bundle_ships_the_skill(project: Path) -> None:
-    """The skill's directory, where Sage 1.3 keeps its flag-parser skill (SPEC G1): every file; SKILL.md in Sage's
-    skill contract (SPEC N8: semver `version`, `modes: [build, architect]` as Sage's validator reads it, a Failure
-    Modes section), which the Agent Skills validator refuses (the source passes it: test_skill_document)."""
-    skill = project / SKILL_DIR.relative_to(ROOT)
-    shipped = {p.relative_to(skill): p.read_bytes() for p in skill.rglob("*") if p.is_file()}
-    expected = {p.relative_to(SKILL_DIR): p.read_bytes() for p in skill_files()}
-    expected[Path("SKILL.md")] = in_bundle(SKILL_PREFIX + "SKILL.md", b"")
-    assert shipped == expected and expected[Path("SKILL.md")] != (SKILL_DIR / "SKILL.md").read_bytes()
-    text = (skill / "SKILL.md").read_text(encoding="utf-8")
-    front = text.split("\n---\n")[0]
-    assert re.search(r'^version: "[0-9]+\.[0-9]+\.[0-9]+"$', front, re.M)
-    assert "\nmodes: [build, architect]" in front and re.search(r"^## Failure Modes$", text, re.M)
-    meta = yaml.safe_load(front[4:])
-    assert meta["name"] == "flag-parser" and meta["modes"] == ["build", "architect"] and len(meta["description"]) > 50
+def test_the_drop_ins_parse_sh_answers_the_parse_vectors(project: Path, tmp_path: Path) -> None:
+    """B7: sage/core/flag_parser/parse.sh (what Sage 1.1's `bash sage/core/flag_parser/parse.sh` step runs) finds
+    its preamble beside it and answers a fifth of the parse vectors (it is the package's parse.sh, byte for byte:
+    test_bundle_holds_sage_and_the_pure_package)."""
+    from parity import vectors
+
+    parse = ["bash", str(project / "sage" / "core" / "flag_parser" / "parse.sh")]
+    layer = CleanLayer("bundle-drop-in-bash", {"parse": parse})
+    cases = [v for v in vectors.load_all("parse")[::5] if not vectors.cannot_run_here(v)]
+    assert len(cases) > 40
+    for vector in cases:
+        (tmp_path / vector.name).mkdir()
+        result = layer.run("parse", vector.materialise(tmp_path / vector.name), stdin=vector.stdin, env=vector.env)
+        vectors.assert_matches(vector, result, f"{layer.name} {vector.name}")
+
+
+def test_the_bundle_carries_no_record_no_hook_files_and_no_skill(project: Path) -> None:
+    """B7 (issue 43): what is vocabulary-specific is adopt's to write; Sage's own flag-parser skill
+    (sage/core/capabilities/orchestration/flag-parser/, shipped by 1.1.5 and 1.3.21) is never overwritten."""
+    files = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file())
+    outside = [name for name in files if not name.startswith(VENDOR)]
+    assert outside == [
+        "sage/bin/sage-flags",
+        "sage/core/flag_parser/__init__.py",
+        "sage/core/flag_parser/__main__.py",
+        "sage/core/flag_parser/config_loader.py",
+        "sage/core/flag_parser/parse.sh",
+        "sage/core/flag_parser/parser.py",
+        "sage/core/flag_parser/preamble.sh",
+    ]
 
 
 def test_the_vendored_package_carries_the_skills_data_and_adopts_with_it(
@@ -233,18 +245,8 @@ def test_the_vendored_package_carries_the_skills_data_and_adopts_with_it(
     assert "Supported flags: --quality-locked, --autonomous, --subagents, --parallel[=N]." in prose
 
 
-def test_bundle_ships_the_hook_files(project: Path) -> None:
-    """SPEC K9: a project that vendors the bundle has every hook file tools/generate.py writes, and no other,
-    byte for byte as in the repository."""
-    generated = sorted(name for name in generate.WHOLE_FILES if name.startswith(generate.HOOK_DIR + "/"))
-    assert len(generated) == 4, generated
-    unpacked = project / generate.HOOK_DIR
-    shipped = {p.relative_to(project).as_posix(): p.read_bytes() for p in unpacked.rglob("*") if p.is_file()}
-    assert shipped == {name: (ROOT / name).read_bytes() for name in generated}
-
-
 # Issue 24 items 4, 6, 7, 8: what unpacking touches, old interpreters, a ':' in the path, no __pycache__.
-OWN = ("sage/bin/", "sage/core/flag_parser/", "sage/core/capabilities/orchestration/flag-parser/")
+OWN = ("sage/bin/", "sage/core/flag_parser/")
 SAGE_CORE_INIT = b"from .registry import WORKFLOWS\n"  # a Sage project's own sage/core/__init__.py
 
 
@@ -320,7 +322,7 @@ def test_a_colon_in_the_project_path_keeps_the_python_layer(
     program = [str(project / "sage" / "bin" / "sage-flags")]
     launcher = entry("colon-launcher", program, [*COMMANDS, "config"], env={"PATH": path})
     vendor = f"{project}/sage/core/flag_parser/_vendor"
-    assert which(launcher) == f"vendored: python3 -m sage_flags (from {vendor}); vocabulary sage-1.1\n"
+    assert which(launcher) == f"python3: python3 -m sage_flags (from {vendor})\n"
     config = tmp_path / "c.yaml"
     config.write_bytes(b"quality_locked: True\n")
     done = launcher.run("config", [b"explain", os.fsencode(config)])
@@ -350,38 +352,36 @@ def test_no_bytecode_is_written_into_the_project(built: Artifacts, bare_python: 
     for argv, stdin in runs:
         done = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=tmp_path / "sage")
         assert done.returncode == 0, (argv, done.stderr)
-    assert b"vendored" in subprocess.run([launcher, "--which"], capture_output=True, env=env).stdout
+    assert b"python3: " in subprocess.run([launcher, "--which"], capture_output=True, env=env).stdout
     assert b"autonomous: true" in manifest.read_bytes()
     assert tree_files(tmp_path / "sage") == before
 
 
 def test_adopt_through_the_bundles_launcher(project: Path, bare_python: Path, tmp_path: Path) -> None:
-    """SPEC N1: with only the bundle and a bare python3, `sage/bin/sage-flags adopt` adopts a Sage 1.3 project;
-    sage/ is left byte for byte, and the wrapper it writes runs the bundle's launcher (no sage-flags on PATH)."""
+    """SPEC N1: with only the bundle and a bare python3, `sh sage/bin/sage-flags adopt` (as README says) runs the
+    bundle's package's adopt: a Sage 1.3.21 project is adopted with sage-1.3.18, sage/ is left byte for byte, and
+    the adopted wrapper answers in that vocabulary (no sage-flags on PATH)."""
     root = tmp_path / "proj"
     shutil.copytree(project, root)
     (root / "sage/VERSION").write_text("1.3.21\n")
     before = {p: p.read_bytes() for p in (root / "sage").rglob("*") if p.is_file()}
     env = clean_env(PATH=f"{bare_python}{os.pathsep}/usr/bin:/bin")
-    done = subprocess.run([str(root / "sage/bin/sage-flags"), "adopt"], cwd=root, capture_output=True, env=env)
+    done = subprocess.run(["sh", "sage/bin/sage-flags", "adopt"], cwd=root, capture_output=True, env=env)
     assert done.returncode == 0 and b"vocabulary sage-1.3.18" in done.stdout, done
     assert {p: p.read_bytes() for p in (root / "sage").rglob("*") if p.is_file()} == before
-    which = subprocess.run(
-        ["sh", str(root / ".claude/skills/flag-parser/scripts/sage-flags"), "--which"], capture_output=True, env=env
-    )
-    # `--which` after --vocabulary is the launcher's own answer once issue 37 lets it pass the vocabulary on;
-    # here it must at least be the bundle's launcher that ran (not a status 3 "no sage-flags here").
-    assert b"no sage-flags here" not in which.stderr, which
+    wrapper = root / ".claude/skills/flag-parser/scripts/sage-flags"
+    parsed = subprocess.run(["sh", str(wrapper), "parse", "--subagents go"], capture_output=True, env=env, cwd=root)
+    assert (parsed.returncode, parsed.stderr) == (0, b"") and b'"subagents": true' in parsed.stdout, parsed
 
 
-def test_every_bundle_holds_files_only_and_unpacking_leaves_existing_folders_alone(
+def test_the_bundle_holds_files_only_and_unpacking_leaves_existing_folders_alone(
     built: Artifacts, tmp_path: Path
 ) -> None:
     """SPEC B7 (issue 33 defect 7): no directory entry; a project's sage/, sage/core/, sage/bin/ (0700, an old
     time) keep their mode, owner and time through GNU tar and Python's tarfile alike."""
     folders = ("sage", "sage/core", "sage/bin")
     old = 1_000_000_000  # 2001
-    for name, bundle in built.bundles.items():
+    for name, bundle in [("bundle", built.bundle)]:
         with tarfile.open(bundle) as archive:
             members = archive.getmembers()
         assert members and all(member.isfile() for member in members), (
@@ -411,7 +411,7 @@ def test_every_bundle_holds_files_only_and_unpacking_leaves_existing_folders_alo
                     assert after.st_mtime == old, (name, unpack, folder)
                 else:
                     assert after.st_mtime > old, (name, unpack, folder)
-            assert (project / "sage" / "core" / "flag_parser" / "VOCABULARY").read_text() == name + "\n"
+            assert not (project / "sage" / "core" / "flag_parser" / "VOCABULARY").exists()
 
 
 def hook_event(prompt_args: str) -> bytes:
@@ -432,124 +432,50 @@ def hook_event(prompt_args: str) -> bytes:
     return json.dumps(event).encode()
 
 
-def test_a_sage_1_3_18_project_runs_at_native_speed_with_its_own_vocabulary(built: Artifacts, tmp_path: Path) -> None:
-    """Issue 37 done: the native wheel of `make dist` installed, the sage-1.3.18 bundle answers Sage 1.3's four
-    modes through the installed native layer and its hook lets `/build --subagents` through; the seed's bundle,
-    in the same setting, still rejects `--subagents`; an installed program that cannot serve the bundle's
-    vocabulary (older than vocabularies) is passed over for the bundle's own Python, never run with its rules."""
+def test_the_one_bundle_serves_every_vocabulary_and_never_an_installed_program(
+    built: Artifacts, tmp_path: Path
+) -> None:
+    """B6-B7, L1 (issues 42, 43): one bundle; its launcher answers Sage 1.3's four modes when the call names
+    sage-1.3.18 (option or environment, as an adopted wrapper does), the seed's two by default, through its own
+    package, with the native wheel of `make dist` installed first on PATH (never run: L1)."""
     import json
 
     wheel_bin = fresh_venv(tmp_path / "venv", str(built.native_wheel))
-    path = f"{wheel_bin}:/usr/bin:/bin"
-    projects = {}
-    for name in ("sage-1.1", "sage-1.3.18"):
-        projects[name] = tmp_path / name
-        with tarfile.open(built.bundles[name]) as archive:
-            archive.extractall(projects[name], filter="data")
-    newest = str(projects["sage-1.3.18"] / "sage" / "bin" / "sage-flags")
-    seed = str(projects["sage-1.1"] / "sage" / "bin" / "sage-flags")
-    env = clean_env(PATH=path)
+    project = tmp_path / "project"
+    with tarfile.open(built.bundle) as archive:
+        archive.extractall(project, filter="data")
+    launcher = str(project / "sage" / "bin" / "sage-flags")
+    env = clean_env(PATH=f"{wheel_bin}:/usr/bin:/bin")
     env.pop("SAGE_FLAGS_VOCABULARY", None)
-    which = subprocess.run([newest, "--which"], capture_output=True, env=env)
-    assert which.stdout == f"installed: {wheel_bin}/sage-flags (native executable); vocabulary sage-1.3.18\n".encode()
-    done = subprocess.run([newest, "parse", "--subagents --parallel=3 go"], capture_output=True, env=env)
-    assert (done.returncode, done.stderr) == (0, b""), done.stderr
-    line = json.loads(done.stdout)
-    assert [line[key] for key in ("quality_locked", "autonomous", "subagents", "parallel")] == [
-        False,
-        False,
-        True,
-        True,
-    ]
-    assert (line["parallel_lanes"], line["goal"]) == (3, "go")
-    hook = subprocess.run(
-        [newest, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
-    )
-    assert (hook.returncode, hook.stderr) == (0, b"") and b'"decision"' not in hook.stdout
-    assert json.loads(hook.stdout)["systemMessage"] == "Sage \u2192 build workflow. Modes: --subagents\nGoal: go\n"
-    # The seed's bundle, the same installed program: the seed's two modes.
-    assert subprocess.run([seed, "--which"], capture_output=True, env=env).stdout.endswith(b"; vocabulary sage-1.1\n")
-    rejected = subprocess.run([seed, "parse", "--subagents go"], capture_output=True, env=env)
+    vendor = project / "sage" / "core" / "flag_parser" / "_vendor"
+    which = subprocess.run([launcher, "--which"], capture_output=True, env=env)
+    assert which.stdout == f"python3: python3 -m sage_flags (from {vendor})\n".encode(), which
+    for named, extra in ((["--vocabulary", "sage-1.3.18"], {}), ([], {"SAGE_FLAGS_VOCABULARY": "sage-1.3.18"})):
+        done = subprocess.run(
+            [launcher, *named, "parse", "--subagents --parallel=3 go"], capture_output=True, env={**env, **extra}
+        )
+        assert (done.returncode, done.stderr) == (0, b""), done.stderr
+        line = json.loads(done.stdout)
+        assert [line[key] for key in ("subagents", "parallel", "parallel_lanes", "goal")] == [True, True, 3, "go"]
+        hook = subprocess.run(
+            [launcher, *named, "hook", "claude-code"],
+            input=hook_event("--subagents go"),
+            capture_output=True,
+            env={**env, **extra},
+        )
+        assert (hook.returncode, hook.stderr) == (0, b"") and b'"decision"' not in hook.stdout
+    rejected = subprocess.run([launcher, "parse", "--subagents go"], capture_output=True, env=env)
     assert rejected.returncode == 1 and json.loads(rejected.stdout)["error"].startswith("Unknown flag '--subagents'.")
     blocked = subprocess.run(
-        [seed, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
+        [launcher, "hook", "claude-code"], input=hook_event("--subagents go"), capture_output=True, env=env
     )
     assert json.loads(blocked.stdout)["decision"] == "block"
-    # An installed program from before vocabularies (its --version lists none): skipped for sage-1.3.18.
-    old = tmp_path / "old"
-    old.mkdir()
-    shutil.copy(tool("true"), old / "sage-flags")  # a native executable that answers nothing it is asked
-    old_env = clean_env(PATH=f"{old}:{path}")
-    which = subprocess.run([newest, "--which"], capture_output=True, env=old_env)
-    assert which.stdout == f"installed: {wheel_bin}/sage-flags (native executable); vocabulary sage-1.3.18\n".encode()
-    still = subprocess.run([newest, "parse", "--subagents go"], capture_output=True, env=old_env)
-    assert (still.returncode, json.loads(still.stdout)["subagents"]) == (0, True)
-    assert subprocess.run([seed, "--which"], capture_output=True, env=old_env).stdout.startswith(
-        f"installed: {old}/sage-flags (native executable)".encode()
+    # The installed program was never run: a sage-flags first on PATH that records each run stays unrun.
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "sage-flags").write_text('#!/bin/sh\ntouch "$0.ran"\nexit 42\n')
+    (planted / "sage-flags").chmod(0o755)
+    done = subprocess.run(
+        [launcher, "parse", "go"], capture_output=True, env={**env, "PATH": f"{planted}:{env['PATH']}"}
     )
-
-
-@pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
-def test_a_bundle_of_another_vocabulary_is_rendered_for_it(built: Artifacts, name: str) -> None:
-    """SPEC B7: the repository's sage/ with every generated listing written for the bundle's vocabulary (the skill,
-    the hook files, parse.sh's default branch, the VOCABULARY record); the vendored package is the pure wheel's."""
-    with tarfile.open(built.bundles[name]) as archive:
-        files = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
-    with tarfile.open(built.bundle) as archive:
-        seed = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
-    assert set(files) == set(seed)
-    rendered = generate.outputs(ROOT, generate.load_build(ROOT).with_default(name))
-    for member, data in files.items():
-        path = ROOT / member
-        if member.startswith(VENDOR):
-            assert data == seed[member], member
-        elif path in rendered:
-            assert data == in_bundle(member, rendered[path].encode("utf-8"), name), member
-        else:
-            assert data == in_bundle(member, path.read_bytes(), name), member
-    assert files["sage/core/flag_parser/VOCABULARY"] == name.encode() + b"\n"
-    skill = "sage/core/capabilities/orchestration/flag-parser/references/prose-rules.md"
-    assert b"`--subagents`" in files[skill]
-    assert (b"--parallel" in files[skill]) == (name == "sage-1.3.18")
-    assert b"'' | " + name.encode() + b")" in files["sage/core/flag_parser/parse.sh"]
-
-
-EXAMPLES = "sage/core/capabilities/orchestration/flag-parser/references/examples.md"
-
-
-@pytest.mark.parametrize("name", ["sage-1.3", "sage-1.3.18"])
-def test_a_bundles_examples_are_what_its_own_launcher_prints(
-    built: Artifacts, bare_python: Path, name: str, tmp_path: Path
-) -> None:
-    """SPEC B7, G6: the examples of a bundle of another vocabulary, run command by command through that bundle's
-    launcher (its vendored Python: no sage-flags installed), print exactly what they show."""
-    from test_skill import Command, parse_examples
-
-    with tarfile.open(built.bundles[name]) as archive:
-        text = archive.extractfile(EXAMPLES).read().decode("utf-8")
-    examples = parse_examples(text, name)
-    assert len(examples) >= 5
-    path = str(bare_python) + os.pathsep + sandbox_path(tmp_path / "bin", {"sh": tool("sh"), "bash": tool("bash")})
-    env = clean_env(PATH=path)
-    env.pop("SAGE_FLAGS_VOCABULARY", None)
-    for number, example in enumerate(examples):
-        project = tmp_path / str(number)
-        with tarfile.open(built.bundles[name]) as archive:
-            archive.extractall(project, filter="data")
-        for step in example.steps:
-            if isinstance(step, list):
-                (project / step[1]).parent.mkdir(parents=True, exist_ok=True)
-                (project / step[1]).write_text("".join(line + "\n" for line in step[2]), encoding="utf-8")
-                continue
-            assert isinstance(step, Command)
-            done = subprocess.run(
-                [tool("bash"), "--norc", "--noprofile", "-c", step.script + "\n"],
-                capture_output=True,
-                stdin=subprocess.DEVNULL,
-                cwd=project,
-                env=env,
-                timeout=60,
-            )
-            where = f"{example.name}: {step.script.splitlines()[0]}"
-            assert (done.stdout, done.returncode) == (step.stdout, step.status), where
-    assert ("subagents" in text) and (("parallel_lanes" in text) == (name == "sage-1.3.18"))
+    assert done.returncode == 0 and not (planted / "sage-flags.ran").exists()

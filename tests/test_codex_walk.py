@@ -226,9 +226,7 @@ def test_every_form_ever_written_is_known() -> None:
 
     forms = codex_commands_ever_written()
     assert isinstance(forms, frozenset)
-    shipped = json.loads(
-        (Path(__file__).resolve().parent.parent / "sage/core/flag_parser/hooks/codex/hooks.json").read_text()
-    )
+    shipped = json.loads((Path(__file__).resolve().parent.parent / "docs/recipes/hooks/codex/hooks.json").read_text())
     assert shipped["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] in forms
     for vocabulary in [None, *_vocab.NAMES]:
         for adopted in (False, True):

@@ -23,14 +23,14 @@ from typing import Dict, Optional, Tuple
 import pytest
 
 from parity import vectors
-from parity.layers import ROOT, Layer, available_layers, bash_interpreters
+from parity.layers import ROOT, Layer, available_layers, bash_interpreters, vendored_bundle
 
 sys.path.insert(0, str(ROOT / "tools"))
 import generate
 
 HARNESS_DIR = ROOT.parent / "shared" / "harness"
 HOOK_FILES = ROOT / generate.HOOK_DIR
-LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
+LAUNCHER = vendored_bundle() / "sage" / "bin" / "sage-flags"  # the bundle's launcher runs its own package (L1)
 LAYERS = available_layers("hook")
 REFERENCE = next(layer for layer in available_layers("parse") if layer.name == "module-pure")
 WHITESPACE = " \t\n\x0b\x0c\r"
@@ -402,7 +402,15 @@ def test_claude_code_entries_are_exec_form_with_absolute_placeholders() -> None:
         ((event, groups),) = load_hook_file(f"claude-code/{name}")["hooks"].items()
         ((handler,),) = [group["hooks"] for group in groups]
         assert handler["type"] == "command" and handler["command"] == launcher, name
-        assert handler["args"] == ["hook", "claude-code", "--config-path", "${CLAUDE_PROJECT_DIR}/.sage/config.yaml"]
+        # K9: a recipe registers the hook by hand and names the vocabulary (no record of one is read, B6).
+        assert handler["args"] == [
+            "--vocabulary",
+            "sage-1.1",
+            "hook",
+            "claude-code",
+            "--config-path",
+            "${CLAUDE_PROJECT_DIR}/.sage/config.yaml",
+        ]
         assert ("matcher" in groups[0]) == (event == "UserPromptExpansion"), name  # Submit has no matcher
 
 
@@ -424,8 +432,8 @@ def _substitute(text: str, project: Path) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project that vendors sage/ (this checkout's) with `quality_locked: true` in its config."""
-    (tmp_path / "sage").symlink_to(ROOT / "sage")
+    """A project that vendors sage/ (the bundle's, laid out from this checkout) with `quality_locked: true`."""
+    (tmp_path / "sage").symlink_to(vendored_bundle() / "sage")
     (tmp_path / ".sage").mkdir()
     (tmp_path / ".sage" / "config.yaml").write_text("quality_locked: true\n")
     return tmp_path
@@ -471,8 +479,8 @@ def shipped_codex_command() -> str:
 
 
 def codex_project(base: Path, name: str, launcher: Optional[str] = None) -> Path:
-    """A project folder NAME under BASE: .codex/, .sage/config.yaml, src/deep/, and sage/ (this checkout's, or a
-    sage/bin/sage-flags script LAUNCHER) unless LAUNCHER is ""."""
+    """A project folder NAME under BASE: .codex/, .sage/config.yaml, src/deep/, and sage/ (the bundle's, laid out
+    from this checkout, or a sage/bin/sage-flags script LAUNCHER) unless LAUNCHER is ""."""
     root = base / name
     (root / "src" / "deep").mkdir(parents=True)
     (root / ".codex").mkdir()
@@ -480,7 +488,7 @@ def codex_project(base: Path, name: str, launcher: Optional[str] = None) -> Path
     (root / ".sage").mkdir()
     (root / ".sage" / "config.yaml").write_text("quality_locked: true\n")
     if launcher is None:
-        (root / "sage").symlink_to(ROOT / "sage")
+        (root / "sage").symlink_to(vendored_bundle() / "sage")
     elif launcher:
         fake_launcher(root, launcher)
     return root
@@ -507,8 +515,9 @@ def run_codex_command(shell: str, command: str, cwd: Path, stdin: bytes, tmp_pat
 
 
 def test_the_shipped_codex_command_is_the_generators() -> None:
-    """One template (sage_flags.hook_commands), used by tools/generate.py; a vocabulary goes before `hook`."""
-    assert shipped_codex_command() == codex_command()
+    """One template (sage_flags.hook_commands), used by tools/generate.py; a vocabulary goes before `hook`: the
+    recipe's file names the default vocabulary (K9)."""
+    assert shipped_codex_command() == codex_command("sage-1.1")
     assert codex_command("sage-1.3.18") == codex_command().replace(
         '/sage-flags" hook codex', '/sage-flags" --vocabulary sage-1.3.18 hook codex'
     )
@@ -597,7 +606,7 @@ def test_a_nested_codex_folder_is_not_the_root(shell: str, tmp_path: Path) -> No
     root = codex_project(tmp_path, "outer", ARGV_LAUNCHER)
     (root / "src" / ".codex").mkdir()
     result = run_codex_command(shell, shipped_codex_command(), root / "src" / "deep", b"{}", tmp_path)
-    assert result.stdout.split(b"\0")[4] == os.fsencode(root / ".sage" / "config.yaml")
+    assert result.stdout.split(b"\0")[6] == os.fsencode(root / ".sage" / "config.yaml")  # after --vocabulary NAME
     inner = codex_project(root / "src" / "deep", "inner", "echo inner\n")
     result = run_codex_command(shell, shipped_codex_command(), inner / "src", b"{}", tmp_path)
     assert result.stdout == b"inner\n"

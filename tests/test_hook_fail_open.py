@@ -1,12 +1,12 @@
 """Our own refusals never block a prompt (docs/SPEC.md B3's table, K8; issue 40, item 2).
 
-Under `hook`, an unknown vocabulary (from `--vocabulary`, SAGE_FLAGS_VOCABULARY or a bundle's VOCABULARY record)
+Under `hook`, an unknown vocabulary (from `--vocabulary` or SAGE_FLAGS_VOCABULARY)
 and a bad command line before `hook` (`--vocabulary` without its name) are K8's fail-open: status 3, nothing on
 stdout, one stderr line `sage-flags: hook: WHY; not answering (the prompt goes on without it)`, never status 2,
 which blocks the prompt in Claude Code and Codex. Every other subcommand keeps B3's status 2 and its line.
 Through every real entry point: the Python CLI and `python -m sage_flags` on both backends, the native
-executable, the launcher (before Python, before the native executable, and its bash layer), the drop-in
-`python -m core.flag_parser`, and a vendored sage/ whose record names the vocabulary.
+executable, the bundle's launcher (its Python, and its bash), the drop-in
+`python -m core.flag_parser`, and the bundle unpacked in a project (its launcher and drop-in).
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import pytest
+from artifacts import lay_bundle
 
 from parity.layers import PYTHON, ROOT, Layer, available_layers, bash_interpreters
 
 LAYERS = available_layers("hook")
-LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
 NATIVE_DIR = ROOT / "target" / "native"
-FLAG_PARSER = ROOT / "sage" / "core" / "flag_parser"
 # A workflow's prompt, so that a layer that did not refuse would answer on stdout.
 EVENT = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "/build --autonomous go"}).encode()
 UNKNOWN = b"unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18)"
@@ -130,33 +129,24 @@ def test_the_drop_in_fails_open_under_hook(backend: str) -> None:
     assert outcome(parse) == (2, b"", b"sage-flags: " + UNKNOWN + b"\n"), parse
 
 
-def vendored(tmp_path: Path, record: Optional[bytes]) -> Path:
-    """A project with a vendored sage/ (the launcher, core/flag_parser/ with RECORD as its VOCABULARY record, or
-    none) and the checkout's package beside it as python/, as a checkout has it."""
-    project = tmp_path / "project"
-    (project / "sage" / "bin").mkdir(parents=True)
-    shutil.copy2(LAUNCHER, project / "sage" / "bin" / "sage-flags")
-    shutil.copytree(FLAG_PARSER, project / "sage" / "core" / "flag_parser", ignore=shutil.ignore_patterns("_vendor"))
-    (project / "python").symlink_to(ROOT / "python")
-    record_path = project / "sage" / "core" / "flag_parser" / "VOCABULARY"
-    if record is None:
-        record_path.unlink()
-    else:
-        record_path.write_bytes(record)
-    return project
+def vendored(tmp_path: Path) -> Path:
+    """A project with the bundle unpacked in it (the launcher, the drop-in, the bundle's package in _vendor/)."""
+    return lay_bundle(tmp_path / "project")
 
 
-RECORDS = {"unknown": b"sage-9\n", "not-utf-8": b"\xff\xfe sage\n", "crlf": b"sage-1.3\r\n", "no-line-end": b"x"}
+# B3: a name not exactly a known one, whatever it holds (no trimming anywhere): SAGE_FLAGS_VOCABULARY's bytes.
+BAD_NAMES = {"unknown": b"sage-9", "not-utf-8": b"\xff\xfe sage", "crlf": b"sage-1.3\r", "blank": b"sage-1.3 "}
 
 
-@pytest.mark.parametrize("record", RECORDS)
+@pytest.mark.parametrize("name", BAD_NAMES)
 @pytest.mark.parametrize("path", ["system", "with-exe"])
-def test_a_bad_record_fails_open_through_the_launcher(record: str, path: str, tmp_path: Path) -> None:
-    """B6: the launcher reads the record and passes its name on; a layer that does not carry it fails open under
-    hook (an installed executable that does not serve it is passed over), and refuses parse with status 2."""
-    project = vendored(tmp_path, RECORDS[record])
+def test_a_bad_name_fails_open_through_the_bundles_launcher(name: str, path: str, tmp_path: Path) -> None:
+    """B2-B3 through the bundle's launcher (python3 from PATH with the bundle's package; a native executable on
+    PATH is never run, L1): fails open under hook, refuses parse with status 2 and B3's line."""
+    project = vendored(tmp_path)
     search = "/usr/bin:/bin" if path == "system" else f"{NATIVE_DIR}:/usr/bin:/bin"
     env = env_without_vocabulary(PATH=search, SAGE_FLAGS_BACKEND="")
+    env["SAGE_FLAGS_VOCABULARY"] = os.fsdecode(BAD_NAMES[name])
     launcher = ["/bin/sh", str(project / "sage" / "bin" / "sage-flags")]
     hook = subprocess.run([*launcher, "hook", "codex"], input=EVENT, capture_output=True, env=env, timeout=60)
     assert outcome(hook) == (3, b"", k8(UNKNOWN)), hook
@@ -164,12 +154,12 @@ def test_a_bad_record_fails_open_through_the_launcher(record: str, path: str, tm
     assert outcome(parse) == (2, b"", b"sage-flags: " + UNKNOWN + b"\n"), parse
 
 
-@pytest.mark.parametrize("record", RECORDS)
+@pytest.mark.parametrize("name", BAD_NAMES)
 @pytest.mark.parametrize("backend", drop_in_backends())
-def test_a_bad_record_fails_open_through_the_drop_in(record: str, backend: str, tmp_path: Path) -> None:
-    """B6: the drop-in reads the record's first line as the launcher does (never a traceback, whatever it holds)."""
-    project = vendored(tmp_path, RECORDS[record])
-    env = env_without_vocabulary(SAGE_FLAGS_BACKEND=backend)
+def test_a_bad_name_fails_open_through_the_drop_in(name: str, backend: str, tmp_path: Path) -> None:
+    """B6: the drop-in takes SAGE_FLAGS_VOCABULARY as it is (never a traceback, whatever it holds)."""
+    project = vendored(tmp_path)
+    env = env_without_vocabulary(SAGE_FLAGS_BACKEND=backend, SAGE_FLAGS_VOCABULARY=os.fsdecode(BAD_NAMES[name]))
     argv = [PYTHON, "-B", "-m", "core.flag_parser"]
     cwd = project / "sage"
     hook = subprocess.run([*argv, "hook", "codex"], input=EVENT, capture_output=True, env=env, cwd=cwd, timeout=60)
@@ -178,17 +168,21 @@ def test_a_bad_record_fails_open_through_the_drop_in(record: str, backend: str, 
     assert outcome(parse) == (2, b"", b"sage-flags: " + UNKNOWN + b"\n"), parse
 
 
-def test_a_good_record_still_answers(tmp_path: Path) -> None:
-    """The control: the same vendored project with a record naming a vocabulary answers the hook in it."""
-    project = vendored(tmp_path, b"sage-1.3\n")
-    env = env_without_vocabulary(PATH="/usr/bin:/bin", SAGE_FLAGS_BACKEND="")
+def test_a_good_name_still_answers(tmp_path: Path) -> None:
+    """The control: the same vendored project with a name of a vocabulary answers the hook in it; with none,
+    the launcher's and the drop-in's default is sage-1.1 (B6), which refuses --subagents."""
+    project = vendored(tmp_path)
     event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "/build --subagents go"}).encode()
     for argv, cwd in (
         (["/bin/sh", str(project / "sage" / "bin" / "sage-flags")], None),
         ([PYTHON, "-B", "-m", "core.flag_parser"], project / "sage"),
     ):
+        env = env_without_vocabulary(PATH="/usr/bin:/bin", SAGE_FLAGS_BACKEND="", SAGE_FLAGS_VOCABULARY="sage-1.3")
         hook = subprocess.run([*argv, "hook", "codex"], input=event, capture_output=True, env=env, cwd=cwd, timeout=60)
         assert hook.returncode == 0 and b'\\"subagents\\": true' in hook.stdout, hook
+        env.pop("SAGE_FLAGS_VOCABULARY")
+        seed = subprocess.run([*argv, "hook", "codex"], input=event, capture_output=True, env=env, cwd=cwd, timeout=60)
+        assert seed.returncode == 0 and b'"decision": "block"' in seed.stdout, seed
 
 
 @pytest.mark.skipif(not bash_interpreters(), reason="no bash on this machine")
@@ -200,19 +194,20 @@ def test_the_bash_layer_fails_open_with_an_unknown_vocabulary(tmp_path: Path) ->
     (sandbox / "bash").symlink_to(bash_interpreters()[0].path)
     (sandbox / "sh").symlink_to("/bin/sh")
     env = {"PATH": str(sandbox), "SAGE_FLAGS_VOCABULARY": "sage-9"}
-    hook = subprocess.run(["/bin/sh", str(LAUNCHER), "hook", "codex"], input=EVENT, capture_output=True, env=env)
+    launcher = str(vendored(tmp_path) / "sage" / "bin" / "sage-flags")
+    hook = subprocess.run(["/bin/sh", launcher, "hook", "codex"], input=EVENT, capture_output=True, env=env)
     assert (hook.returncode, hook.stdout) == (3, b"") and hook.stderr.startswith(b"sage-flags: hook: "), hook
     assert hook.stderr.endswith(b"; not answering (the prompt goes on without it)\n") and hook.stderr.count(b"\n") == 1
-    parse = subprocess.run(["/bin/sh", str(LAUNCHER), "parse", "go"], capture_output=True, env=env)
+    parse = subprocess.run(["/bin/sh", launcher, "parse", "go"], capture_output=True, env=env)
     assert (parse.returncode, parse.stdout) == (2, b""), parse
 
 
 def test_the_drop_in_that_cannot_import_the_package_fails_open_with_k8s_line(tmp_path: Path) -> None:
-    """A vendored sage/ with no copy of the package that carries its record's vocabulary (no checkout beside it,
-    no _vendor/, the installed one without it): status 3 either way (D19), and under `hook` K8's one line."""
-    project = vendored(tmp_path, b"sage-9\n")
-    (project / "python").unlink()
-    env = env_without_vocabulary(SAGE_FLAGS_BACKEND="python")
+    """A vendored sage/ with no copy of the package that carries the named vocabulary (no _vendor/, the installed
+    one without it): status 3 either way (D19), and under `hook` K8's one line."""
+    project = vendored(tmp_path)
+    shutil.rmtree(project / "sage" / "core" / "flag_parser" / "_vendor")
+    env = env_without_vocabulary(SAGE_FLAGS_BACKEND="python", SAGE_FLAGS_VOCABULARY="sage-9")
     argv = [PYTHON, "-B", "-m", "core.flag_parser"]
     cwd = project / "sage"
     hook = subprocess.run([*argv, "hook", "codex"], input=EVENT, capture_output=True, env=env, cwd=cwd, timeout=60)

@@ -47,7 +47,16 @@ from sage_flags import manifest, reference
 from sage_flags._vocabulary import vocabulary
 
 from parity import vectors, yaml_oracle
-from parity.layers import BASH_DIR, FLAG_PARSER_DIR, NATIVE_EXE, ROOT, BashInterpreter, Layer, available_layers
+from parity.layers import (
+    BASH_DIR,
+    FLAG_PARSER_DIR,
+    NATIVE_EXE,
+    ROOT,
+    BashInterpreter,
+    Layer,
+    available_layers,
+    vendored_bundle,
+)
 from parity.optional import missing
 from parity.strategies import FLAG_ARGS, MANIFEST_GOALS, manifests
 from parity.test_vectors import skip_what_this_system_lacks
@@ -650,11 +659,11 @@ def test_a_link_planted_as_the_temp_file_is_never_written_through(layer: Layer, 
 #
 # SPEC P11.5. Through the entries persist and resume run in: the console script with each backend, the native
 # executable (it hands both to the Python of its installation, D27: here a venv whose site directory names this
-# checkout's python/), and the launcher (its checkout layer: the system's python3 importing python/).
+# checkout's python/), and the bundle's launcher (the system's python3 importing the bundle's package).
 
 BOM = b"\xef\xbb\xbf"
 BOM_ENTRIES = ["cli-pure", "cli-native", "exe", "launcher"]
-LAUNCHER = FLAG_PARSER_DIR.parent.parent / "bin" / "sage-flags"
+LAUNCHER = vendored_bundle() / "sage" / "bin" / "sage-flags"  # the bundle's launcher runs its own package (L1)
 
 
 @pytest.fixture(scope="module", params=BOM_ENTRIES)
@@ -675,8 +684,8 @@ def persist_entry(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         return Layer(name, {c: [program, c] for c in ("persist", "resume")}, clean_env())
     env = clean_env(PATH="/usr/bin:/bin")
     which = subprocess.run(["/bin/sh", str(LAUNCHER), "--which"], capture_output=True, env=env, timeout=60)
-    if not which.stdout.startswith(b"checkout:"):  # its bash layer records nothing (P12): no test of P11 there
-        pytest.skip(missing("python3", "no python3 >= 3.8 in /usr/bin or /bin for the launcher's checkout layer"))
+    if not which.stdout.startswith(b"python3:"):  # its bash port records nothing (P12): no test of P11 there
+        pytest.skip(missing("python3", "no python3 in /usr/bin or /bin for the launcher's Python"))
     return Layer(name, {c: ["/bin/sh", str(LAUNCHER), c] for c in ("persist", "resume")}, env)
 
 

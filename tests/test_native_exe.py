@@ -11,7 +11,6 @@ The parity layer "exe" (parity/layers.py) runs the same build (mk/cli.mk) throug
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +25,6 @@ from parity import vectors
 from parity.layers import NATIVE_EXE, NATIVE_EXE_COMMANDS, ROOT
 
 ELF = b"\x7fELF"
-LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
 
 
 @pytest.fixture(scope="module")
@@ -114,12 +112,6 @@ def test_cargo_install_without_python_says_so_in_one_line(cargo_installed: Path,
     assert manifest.read_bytes() == b"---\nflags:\n  autonomous: true\n---\n"
 
 
-def test_launcher_names_the_kind_it_found(wheel_venv: Path, tmp_path: Path) -> None:
-    for bin_dir, kind in ((wheel_venv, "native executable"), (ROOT / ".venv" / "bin", "script")):
-        done = run([str(LAUNCHER), "--which"], env=clean_env(PATH=f"{bin_dir}{os.pathsep}/usr/bin:/bin"))
-        assert done.stdout.decode() == f"installed: {bin_dir}/sage-flags ({kind}); vocabulary sage-1.1\n", done.stderr
-
-
 # Issue 24 item 3 (SPEC D27.1): the Python a native wheel's `sage-flags` was installed for, in every scheme pip
 # installs into, found without touching this machine's Python: each install goes into a temporary folder (a
 # temporary HOME/PYTHONUSERBASE for --user), by this venv's pip for the interpreter behind it.
@@ -180,42 +172,23 @@ def test_the_wheel_executable_hands_over_to_its_installation_python(scheme: str,
 
 
 @pytest.mark.parametrize("scheme", ["user", "prefix"])
-def test_no_python_of_the_installation_is_status_3_and_the_launcher_runs_its_next_layer(
-    scheme: str, tmp_path: Path
-) -> None:
-    """Without the scheme's python3.X: status 3 and one line directly, nothing read; through the launcher,
-    the next layer (the checkout's Python, else bash) runs the subcommand."""
+def test_no_python_of_the_installation_is_status_3(scheme: str, tmp_path: Path) -> None:
+    """Without the scheme's python3.X: status 3 and one line, nothing read (the bundle's launcher never runs an
+    installed program, SPEC L1: tests/test_launcher.py)."""
     bin_dir, env = pip_install(tmp_path, scheme, artifacts().native_wheel)
     env["PATH"] = str(bin_dir)  # no Python at all
     manifest = tmp_path / "m.md"
     manifest.write_bytes(MANIFEST)
-    line, direct = parse_then_persist(str(bin_dir / "sage-flags"), manifest, env)
+    _, direct = parse_then_persist(str(bin_dir / "sage-flags"), manifest, env)
     assert (direct.returncode, direct.stdout, direct.stderr.count(b"\n")) == (3, b"", 1), direct.stderr
     assert b"no Python of this installation" in direct.stderr and manifest.read_bytes() == MANIFEST
-    # The launcher with bash beside: its bash layer refuses (SPEC P12), the line still on stdout.
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    for name in ("sh", "bash", "readlink"):
-        (tools / name).symlink_to(os.path.realpath(shutil.which(name) or name))
-    env["PATH"] = f"{bin_dir}{os.pathsep}{tools}"
-    which = run([str(LAUNCHER), "--which"], env=env)
-    assert which.stdout == f"installed: {bin_dir}/sage-flags (native executable); vocabulary sage-1.1\n".encode()
-    persisted = run([str(LAUNCHER), "persist", str(manifest)], input=line, env=env)
-    assert (persisted.returncode, persisted.stdout, persisted.stderr.count(b"\n")) == (3, line, 1)
-    assert b"needs python3" in persisted.stderr and manifest.read_bytes() == MANIFEST
-    explained = run([str(LAUNCHER), "config", "explain", str(manifest)], env=env)  # bash lacks it: D19
-    assert (explained.returncode, explained.stdout, explained.stderr.count(b"\n")) == (3, b"", 1)
-    assert b"needs Python" in explained.stderr
-    # A python3 (not the scheme's python3.X) on PATH: the launcher's checkout layer explains.
-    (tools / "python3").symlink_to(BASE_PYTHON)
-    explained = run([str(LAUNCHER), "config", "explain", str(manifest)], env=env)
-    assert (explained.returncode, explained.stderr) == (0, b"") and b"not honored: indented" in explained.stdout
 
 
 @pytest.mark.parametrize("version", ["2.7", "3.6"])
 def test_handoff_to_a_python_older_than_3_8_is_status_3(version: str, tmp_path: Path) -> None:
     """SPEC D27, D28: an old interpreter beside the executable gets the hand-over program's one line, not a
-    SyntaxError or a traceback; under the launcher the same is status 97 and silent (L2)."""
+    SyntaxError or a traceback; with SAGE_FLAGS_LAUNCHER_EXEC set (what launchers before issue 42 set; nothing
+    sets it now, L1) the same is status 97 and silent (D27)."""
     found = interpreters.find(version)
     if found is None:
         pytest.skip(f"Python {version} not found ({interpreters.where_looked(version)})")
@@ -226,15 +199,6 @@ def test_handoff_to_a_python_older_than_3_8_is_status_3(version: str, tmp_path: 
     assert b"needs 3.8 or newer" in done.stderr
     quiet = run([str(tmp_path / "sage-flags"), "help"], env=clean_env(SAGE_FLAGS_LAUNCHER_EXEC="sage-flags"))
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (97, b"", b"")
-
-
-def test_the_launcher_knows_which_subcommands_the_executable_hands_over() -> None:
-    """SPEC L2: the launcher's list (sage/bin/sage-flags, hands_to_python) is the executable's PYTHON_ONLY."""
-    rust = (ROOT / "crates" / "sage-flags-cli" / "src" / "lib.rs").read_text(encoding="utf-8")
-    (array,) = re.findall(r"pub const PYTHON_ONLY: \[&\[u8\]; \d+\] = \[(.*?)\];", rust)
-    launcher = LAUNCHER.read_text(encoding="utf-8")
-    (case,) = re.findall(r"hands_to_python\(\) \{.*?\n\s*case \$1 in (.*?)\) return 0", launcher, re.DOTALL)
-    assert set(re.findall(r'b"([^"]+)"', array)) == {name.strip() for name in case.split("|")}
 
 
 def test_a_handed_over_subcommand_keeps_the_named_vocabulary(wheel_venv: Path, tmp_path: Path) -> None:

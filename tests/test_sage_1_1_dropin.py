@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 import build_bundle
 
 SAGE_1_1_5 = ROOT.parent / "shared" / "sage" / "sage-1.1.5.tar.gz"
-VOCABULARY = "sage-1.1"  # the vocabulary of Sage 1.1.x (SPEC B5), whose bundle a 1.1.5 project unpacks
 # Reads each (module, name) given as JSON and prints what it is: its kind and, for data, its value.
 PROBE = r"""
 import importlib, json, sys
@@ -82,7 +81,7 @@ def sage_projects(tmp_path_factory: pytest.TempPathFactory) -> Tuple[Path, Path,
     untouched, bundled = projects
     vendored = [(build_bundle.VENDOR + "/" + name, data, False) for name, data in package_sources().items()]
     replaced: Dict[str, List[str]] = {}
-    for member, (data, executable) in build_bundle.bundle_files(VOCABULARY, vendored).items():
+    for member, (data, executable) in build_bundle.bundle_files(vendored).items():
         path = bundled / member
         names = defined_names(path.read_text(encoding="utf-8")) if path.is_file() and member.endswith(".py") else []
         if names:  # __main__.py defines none (and importing it would run it)

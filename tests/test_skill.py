@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from skill_files import SKILL_MD, skill_files
+from skill_files import skill_files
 
-from parity.layers import PYTHON, ROOT, SAGE_FLAGS, available_layers, bash_interpreters
+from parity.layers import PYTHON, ROOT, SAGE_FLAGS, available_layers, bash_interpreters, vendored_bundle
 
-LAUNCHER = SKILL_MD.parents[4] / "bin" / "sage-flags"
+LAUNCHER = vendored_bundle() / "sage" / "bin" / "sage-flags"  # the bundle's launcher runs its own package (L1)
 PROGRAM = "sage/bin/sage-flags"
 FEED = re.compile(r"printf '[^']*' \| ")  # the one way an example may feed standard input besides a heredoc
 QUIET = " 2>/dev/null"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import pytest
-from skill_files import OLD_PATH, skill_files
+from skill_files import skill_files
 
 from parity.layers import ROOT
 
@@ -167,7 +167,7 @@ def lint_file(path: Path) -> List[Finding]:
     return lint(command_lines(path.read_text(encoding="utf-8"), path.name))
 
 
-@pytest.mark.parametrize("path", [*skill_files(), OLD_PATH], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", skill_files(), ids=lambda p: p.name)
 def test_every_call_of_the_skill_is_a_safe_form(path: Path) -> None:
     findings = lint_file(path)
     assert findings == [], "\n".join(f"{f.source}: {f.problem}: {f.text}" for f in findings)

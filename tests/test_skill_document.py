@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict
 
 import pytest
 import tomllib
 import yaml
 from sage_flags import _render, _vocab
-from skill_files import OLD_PATH, SKILL_DIR, SKILL_MD, skill_files, split_frontmatter
+from skill_files import SKILL_DIR, SKILL_MD, skill_files, split_frontmatter
 from skills_ref.parser import parse_frontmatter
 from skills_ref.validator import validate
 
-from parity.layers import PYTHON, ROOT
+from parity.layers import PYTHON, ROOT, vendored_bundle
 
 MAX_LINES, MAX_BYTES = 150, 8000
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
@@ -181,7 +180,7 @@ def test_the_worked_hook_example_is_the_hooks_context(tmp_path: Path) -> None:
     (tmp_path / config).parent.mkdir(parents=True)
     (tmp_path / config).write_text(config_text + "\n", encoding="utf-8")
     argv = command.split()[1:]
-    for entry in ([str(ROOT / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
+    for entry in ([str(vendored_bundle() / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
         done = subprocess.run(entry + argv, input=event.encode() + b"\n", capture_output=True, cwd=tmp_path, timeout=60)
         assert (done.returncode, done.stderr) == (0, b""), entry
         assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == shown, entry
@@ -235,44 +234,6 @@ def test_the_bodys_key_list_is_the_parse_lines(vocabulary: str, sage_1_3_skill: 
     done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, check=True)
     listed = re.search(r"^The keys, in this order: (.*)\.$", skill.read_text(encoding="utf-8"), re.M).group(1)
     assert re.findall(r"`([a-z_]+)`", listed) == json.loads(done.stdout)
-
-
-def test_the_old_path_points_to_the_skill() -> None:
-    text = OLD_PATH.read_text(encoding="utf-8")
-    assert not text.startswith("---"), "not a skill of its own"
-    link = re.search(r"\]\(([^)]+)\)", text).group(1)
-    assert (OLD_PATH.parent / link).resolve() == SKILL_MD.resolve()
-    assert "```" not in text and len(text.splitlines()) <= 10, "a redirect, no rules, no commands"
-
-
-def readme_exposure_lines() -> List[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"^    (mkdir -p \.(?:claude|agents)/skills && .*)$", readme, re.M)
-
-
-def test_the_documented_exposure_gives_a_valid_skill_named_flag_parser(tmp_path: Path) -> None:
-    lines = readme_exposure_lines()
-    assert len(lines) == 3 and sum(" ln -s " in line for line in lines) == 2
-    for number, line in enumerate(lines):
-        project = tmp_path / f"project-{number}"
-        shutil.copytree(ROOT / "sage", project / "sage", ignore=shutil.ignore_patterns("__pycache__", "_vendor"))
-        for _ in range(2):  # twice: the documented line is also how an exposure is refreshed
-            done = subprocess.run(["sh", "-c", line], cwd=project, capture_output=True, text=True)
-            if " ln -s " in line:
-                break
-            assert (done.returncode, done.stderr) == (0, ""), line
-        assert (done.returncode, done.stderr) == (0, ""), line
-        exposed = project / re.search(r"(\.\w+/skills/flag-parser)$", line).group(1)
-        assert exposed.name == "flag-parser" and validate(exposed) == [], line
-        done = subprocess.run([AGENTSKILLS, "validate", str(exposed)], capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        for path in skill_files():
-            relative = path.relative_to(SKILL_DIR)
-            assert (exposed / relative).read_bytes() == path.read_bytes(), relative
-        if " ln -s " in line:
-            assert exposed.is_symlink() and not Path(exposed.readlink()).is_absolute()
-            moved = shutil.move(str(project), tmp_path / f"moved-{number}")  # a relative link survives a move
-            assert validate(Path(moved) / exposed.relative_to(project)) == []
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symbolic links")

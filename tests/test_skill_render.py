@@ -23,7 +23,7 @@ from skill_files import SKILL_DIR
 from skills_ref.validator import validate
 from test_skill import example_subcommands, layer_names, parse_examples, run_example, runners
 
-from parity.layers import PYTHON
+from parity.layers import PYTHON, ROOT
 
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
@@ -138,12 +138,15 @@ def test_every_rendering_is_a_valid_skill_in_its_contract(name: str, tmp_path: P
     assert "\n## Failure Modes\n" in sage and ".sage/work/<slug>/manifest.md" in sage
 
 
-def test_the_repositorys_copy_is_the_default_vocabularys_rendering() -> None:
-    """sage/core/capabilities/orchestration/flag-parser/ is what the renderer writes (check-generated keeps it)."""
+def test_the_tests_copy_is_the_default_vocabularys_rendering() -> None:
+    """The skill the skill tests read (tests/skill_files.py) is what the renderer writes; nothing of it is kept
+    rendered under sage/ (issue 43: the skill ships only as package data)."""
     rendered = _render.render(_render.load(_vocab.DEFAULT), "vendored")
     copy = {p.relative_to(SKILL_DIR).as_posix(): p.read_text(encoding="utf-8") for p in SKILL_DIR.rglob("*.md")}
     assert copy == rendered
     assert "Supported flags: --quality-locked, --autonomous." in rendered["references/prose-rules.md"]
+    assert not (ROOT / "sage" / "core" / "capabilities").exists()
+    assert not (ROOT / "sage" / "core" / "flag_parser" / "SKILL.md").exists()
 
 
 def examples_of(name: str):

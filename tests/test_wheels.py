@@ -174,3 +174,26 @@ def test_each_wheel_carries_the_skills_data_and_adopts_with_it(built: Artifacts,
     written = {"sage_flags/" + p.relative_to(copy).as_posix(): p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     shipped = {n: d for n, d in package_files(wheel).items() if n not in COMPILED and n != "sage_flags/py.typed"}
     assert written == shipped and "sage_flags/adopted/wrapper.sh" in written and "sage_flags/bash/parse.sh" in written
+
+
+BASH_PORT = ROOT / "python" / "sage_flags" / "bash"
+
+
+@pytest.mark.parametrize("kind", ["native", "pure"])
+def test_each_wheel_carries_the_bash_port_and_it_runs_from_there(built: Artifacts, kind: str, tmp_path: Path) -> None:
+    """B7 (issue 43): the bash port is package data of both wheels, byte for byte (sage_flags/bash/*.sh, the six
+    scripts); installed, parse.sh runs from the installed package's folder (it finds preamble.sh beside it)."""
+    wheel = built.native_wheel if kind == "native" else built.pure_wheel
+    carried = {n[len("sage_flags/bash/") :]: d for n, d in package_files(wheel).items() if "/bash/" in n}
+    expected = {p.name: p.read_bytes() for p in BASH_PORT.iterdir() if p.is_file()}
+    names = ("announce.sh", "batch.sh", "parse.sh", "persist.sh", "preamble.sh", "resume.sh")
+    assert sorted(expected) == list(names)
+    assert carried == expected
+    bin_dir = fresh_venv(tmp_path / "venv", str(wheel))
+    (site,) = bin_dir.parent.glob("lib/python*/site-packages")
+    done = subprocess.run(
+        ["bash", str(site / "sage_flags" / "bash" / "parse.sh"), "--autonomous go"],
+        capture_output=True,
+        env=clean_env(SAGE_FLAGS_VOCABULARY="sage-1.3"),
+    )
+    assert (done.returncode, done.stderr) == (0, b"") and b'"subagents": false' in done.stdout, done

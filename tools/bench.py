@@ -26,7 +26,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "python")]
 from sage_flags import reference  # noqa: E402
 from sage_flags._vocabulary import vocabulary  # noqa: E402
 
-from parity.layers import NATIVE_EXE, Layer, all_layers, bash_interpreters  # noqa: E402
+from parity.layers import NATIVE_EXE, Layer, all_layers, bash_interpreters, vendored_bundle  # noqa: E402
 
 MODES = vocabulary().modes  # the default's (B1)
 
@@ -234,13 +234,16 @@ class Bench:
             return print(f"bench: {SAGE_RELEASE} is missing: no Sage 1.3 row", file=sys.stderr)
         shutil.unpack_archive(SAGE_RELEASE, self.work / "project", filter="data")
         sage = (self.work / "project" / "sage-1.3.21").rename(self.work / "project" / "sage")
-        self.file("project/sage/core/flag_parser/VOCABULARY", b"sage-1.3.18\n")
-        launcher = shutil.copy(ROOT / "sage" / "bin" / "sage-flags", sage / "bin" / "sage-flags")
+        # The bundle's launcher runs its own bundle's package (SPEC L1): the vocabulary named as a caller names it.
+        launcher = vendored_bundle() / "sage" / "bin" / "sage-flags"
         env = {k: v for k, v in os.environ.items() if not k.startswith("SAGE_FLAGS_")}
         env["PATH"] = f"{NATIVE_EXE.parent}:/usr/bin:/bin"  # the native executable as the native wheel installs it
         args = ["parse", SAGE_1_3_ARGS, "--config-path", self.small]
         own = [shutil.which("python3", path=env["PATH"]) or "python3", sage / "runtime" / "tools" / "sage_flags.py"]
-        commands = {SAGE_1_3[0]: ([launcher, *args], env), SAGE_1_3[1]: ([*own, *args], env)}
+        commands = {
+            SAGE_1_3[0]: ([launcher, "--vocabulary", "sage-1.3.18", *args], env),
+            SAGE_1_3[1]: ([*own, *args], env),
+        }
         self.spawned("sage_1_3", commands, self.small, b'"subagents": true')
 
     def spawned(self, key: str, commands: Dict[str, Tuple[list, Dict[str, str]]], stdin: Path, want: bytes) -> None:

@@ -1,17 +1,16 @@
-"""Build the vendorable bundles: the sage/ directory a Sage project copies into itself (`make bundle`).
+"""Build the vendorable bundle: what a Sage project of any release unpacks at its root (`make bundle`).
 
-    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist [--vocabulary NAME]
+    python tools/build_bundle.py --pure-wheel dist/sage_flags-VERSION-py3-none-any.whl --out dist
 
-writes one bundle per vocabulary (docs/SPEC.md B7), dist/sage-flags-<vocabulary>-VERSION.tar.gz (only NAME's with
---vocabulary, repeatable): sage/ as the repository's tools/generate.py renders it with that vocabulary as the
-default (the hook files, parse.sh's default branch, core/flag_parser/VOCABULARY, which the launcher and the
-drop-in read), the skill in sage/core/capabilities/orchestration/flag-parser/ as the package's renderer
-(python/sage_flags/_render.py) writes it for that vocabulary in Sage's skill contract (docs/SPEC.md G8, N8),
-otherwise as it is in the repository (the launcher, the bash port, the compat entry `python3 -m
-core.flag_parser`) plus sage/core/flag_parser/_vendor/sage_flags, the pure package. That copy is taken from the
-pure wheel, so the bundle carries exactly the files pip installs from it (one definition of "the pure
-package", built from python/sage_flags); it is never kept in git.
-With it, every entry of the directory runs on a machine that has nothing but python3 or bash.
+writes ONE bundle, dist/sage-flags-VERSION.tar.gz, for every Sage release (docs/SPEC.md B7; every copy of the
+package carries every vocabulary, and adopt writes what is vocabulary-specific):
+- sage/bin/sage-flags, the launcher (docs/SPEC.md section 11);
+- sage/core/flag_parser/: the drop-in's modules (what Sage 1.1's own step `python -m core.flag_parser` runs, N8)
+  and parse.sh (Sage 1.1 ships one; ours replaces it) with preamble.sh, which it sources: copies of the
+  package's bash port;
+- sage/core/flag_parser/_vendor/sage_flags/: the pure package, taken from the pure wheel, so the bundle carries
+  exactly the files pip installs from it (its bash/ and skill/ data too); never kept in git.
+Nothing else: no record of a vocabulary, no hook files, no skill (Sage's own flag-parser skill stays Sage's).
 
 Reproducible: sorted members, one fixed time (SOURCE_DATE_EPOCH when set), owner 0, modes 0755 for
 executables and 0644 for the rest. Files only: no entry for a directory, so unpacking leaves the mode, owner and
@@ -33,27 +32,25 @@ from typing import Dict, Iterable, Iterator, Tuple
 import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import generate  # noqa: E402
-
 SAGE_DIR = ROOT / "sage"
-VENDOR = "sage/core/flag_parser/_vendor"  # where sage/core/flag_parser/__init__.py and the launcher look
+DROP_IN = "sage/core/flag_parser"
+VENDOR = DROP_IN + "/_vendor"  # where the drop-in (sage/core/flag_parser/__init__.py) and the launcher look
+# The bash port's files the drop-in's directory carries beside the modules (B7): Sage 1.1's `bash
+# sage/core/flag_parser/parse.sh` step runs ours, and parse.sh sources preamble.sh from its own directory.
+DROP_IN_SCRIPTS = ("parse.sh", "preamble.sh")
 DEFAULT_EPOCH = 315532800  # 1980-01-01, the earliest time a zip (the wheel) can hold
 
 
-def sage_files(rendered: Dict[Path, str], skill: Dict[str, str]) -> Iterator[Tuple[str, bytes, bool]]:
-    """(archive name, content, executable) of every file under sage/, caches left out; a generated file as
-    ``rendered`` holds it (the bundle's vocabulary), the skill's as ``skill`` does (Sage's form, N8)."""
+def sage_files() -> Iterator[Tuple[str, bytes, bool]]:
+    """(archive name, content, executable) of every file under sage/ (the launcher, the drop-in's modules),
+    caches left out."""
     for path in sorted(SAGE_DIR.rglob("*")):
         if "__pycache__" in path.parts or path.suffix == ".pyc" or not path.is_file():
             continue
         name = path.relative_to(ROOT).as_posix()
         if name.startswith(VENDOR + "/"):
             raise SystemExit("build_bundle: %s exists in the repository; the bundle writes it" % name)
-        data = rendered[path].encode("utf-8") if path in rendered else path.read_bytes()
-        if name.startswith(generate.SKILL_DIR + "/"):
-            data = skill[name[len(generate.SKILL_DIR) + 1 :]].encode("utf-8")
-        yield name, data, os.access(path, os.X_OK)
+        yield name, path.read_bytes(), os.access(path, os.X_OK)
 
 
 def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
@@ -66,24 +63,25 @@ def vendored_files(pure_wheel: Path) -> Iterator[Tuple[str, bytes, bool]]:
             yield VENDOR + "/" + name, wheel.read(name), False
 
 
-def bundle_name(vocabulary: str, version: str) -> str:
-    return "sage-flags-%s-%s.tar.gz" % (vocabulary, version)
+def bundle_name(version: str) -> str:
+    return "sage-flags-%s.tar.gz" % version
 
 
-def bundle_files(vocabulary: str, vendored: Iterable[Tuple[str, bytes, bool]]) -> Dict[str, Tuple[bytes, bool]]:
-    """Archive name -> (content, executable) of every file of ``vocabulary``'s bundle, ``vendored`` the package's
-    files under VENDOR (vendored_files of the pure wheel; tests lay python/sage_flags's, which the test of the
-    bundle holds equal to the wheel's, without building it)."""
-    build_of = generate.load_build(ROOT).with_default(vocabulary)
-    rendered = generate.outputs(ROOT, build_of)
-    skill = generate.skill_files(ROOT, build_of, "sage")  # the package's renderer, as adopt uses it (G8)
-    return {name: (data, executable) for name, data, executable in [*sage_files(rendered, skill), *vendored]}
+def bundle_files(vendored: Iterable[Tuple[str, bytes, bool]]) -> Dict[str, Tuple[bytes, bool]]:
+    """Archive name -> (content, executable) of every file of the bundle, ``vendored`` the package's files under
+    VENDOR (vendored_files of the pure wheel; tests lay python/sage_flags's, which the test of the bundle holds
+    equal to the wheel's, without building it). parse.sh and preamble.sh in the drop-in's directory are copies
+    of the vendored package's (B7)."""
+    files = {name: (data, executable) for name, data, executable in [*sage_files(), *vendored]}
+    for script in DROP_IN_SCRIPTS:
+        files[DROP_IN + "/" + script] = (files[VENDOR + "/sage_flags/bash/" + script][0], False)
+    return files
 
 
-def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
+def build(pure_wheel: Path, out_dir: Path) -> Path:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
-    files = bundle_files(vocabulary, vendored_files(pure_wheel))
+    files = bundle_files(vendored_files(pure_wheel))
 
     def info(name: str, mode: int, kind: bytes = tarfile.REGTYPE, size: int = 0) -> tarfile.TarInfo:
         entry = tarfile.TarInfo(name)
@@ -93,7 +91,7 @@ def build(pure_wheel: Path, out_dir: Path, vocabulary: str) -> Path:
         return entry
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / bundle_name(vocabulary, version)
+    target = out_dir / bundle_name(version)
     partial = target.with_name(target.name + ".part")
     with open(partial, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch) as zipped:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive:
@@ -108,13 +106,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pure-wheel", type=Path, required=True, help="the pure wheel (make wheel-pure)")
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="directory for the archive (default: dist)")
-    parser.add_argument("--vocabulary", action="append", help="the bundle of this vocabulary only (repeatable)")
     args = parser.parse_args()
-    names = [vocab.name for vocab in generate.load_vocabularies(ROOT)]
-    for name in args.vocabulary or names:
-        if name not in names:
-            parser.error("unknown vocabulary %r (known: %s)" % (name, ", ".join(names)))
-        print(build(args.pure_wheel.resolve(), args.out.resolve(), name))
+    print(build(args.pure_wheel.resolve(), args.out.resolve()))
     return 0
 
 

@@ -6,10 +6,10 @@
 
 Three kinds of output:
 - whole files (WHOLE_FILES below), e.g. python/sage_flags/_vocab.py;
-- the flag-parser skill (docs/SPEC.md G8): python/sage_flags/skill/vocabularies.json (every vocabulary's data,
-  with what each of the templates' example commands prints in it, run through this checkout's reference:
-  tools/skill_outputs.py) and the default vocabulary's rendering in sage/core/capabilities/orchestration/
-  flag-parser/, by the package's renderer (python/sage_flags/_render.py);
+- the flag-parser skill's data (docs/SPEC.md G8): python/sage_flags/skill/vocabularies.json (every vocabulary's
+  data, with what each of the templates' example commands prints in it, run through this checkout's reference:
+  tools/skill_outputs.py); the skill itself is rendered only by the package (python/sage_flags/_render.py), when
+  `sage-flags adopt` writes it;
 - blocks inside hand-written files, between a line containing
   ``BEGIN GENERATED: <name>`` and one containing ``END GENERATED: <name>``
   (any comment syntax around them); every text file of the repo is scanned,
@@ -376,7 +376,7 @@ def _with_header(listing: Callable[[Vocabulary], str]) -> Callable[[Vocabulary],
 
 def codex_hook_block(_vocab: Vocabulary) -> str:
     """The shipped Codex command as docs/SPEC.md K9 quotes it: an indented code block inside a list item."""
-    return "        " + codex_hook_command() + "\n"
+    return "        " + codex_hook_command(_vocab.name) + "\n"
 
 
 def release_table(build: Build) -> str:
@@ -404,25 +404,29 @@ def hook_matcher(vocab: Vocabulary) -> str:
     return "^(sage:)?(" + "|".join(vocab.workflows) + ")$"
 
 
-def _hooks_file(event: str, handler: dict, matcher: Optional[str] = None) -> Callable[[Vocabulary], str]:
+def _hooks_file(
+    event: str, handler: Callable[[Vocabulary], dict], matcher: Optional[str] = None
+) -> Callable[[Vocabulary], str]:
     """A harness's hooks file with one entry: `handler` for `event` (docs/SPEC.md K9)."""
 
     def render(vocab: Vocabulary) -> str:
         group = {"matcher": hook_matcher(vocab)} if matcher == "workflows" else {}
-        group["hooks"] = [{"type": "command", **handler, "timeout": 10}]
+        group["hooks"] = [{"type": "command", **handler(vocab), "timeout": 10}]
         return json.dumps({"hooks": {event: [group]}}, indent=2) + "\n"
 
     return render
 
 
-def _claude_code_hook(launcher: str) -> dict:
-    """Exec form (no shell between the harness and the launcher; docs/SPEC.md K9): hook_commands' forms."""
-    return {"command": launcher, "args": list(HOOK_COMMANDS.CLAUDE_CODE_ARGS)}
+def _claude_code_hook(launcher: str, vocabulary: str) -> dict:
+    """Exec form (no shell between the harness and the launcher; docs/SPEC.md K9): hook_commands' forms, the
+    vocabulary named (a recipe registers the hook by hand: the launcher reads no record of one, B6)."""
+    return {"command": launcher, "args": ["--vocabulary", vocabulary, *HOOK_COMMANDS.CLAUDE_CODE_ARGS]}
 
 
 PROJECT_LAUNCHER, PLUGIN_LAUNCHER = HOOK_COMMANDS.CLAUDE_CODE_LAUNCHERS
-# Inside sage/core/flag_parser/, which the vendorable bundle owns and carries (SPEC.md K9, IMPLEMENTATION.md D26).
-HOOK_DIR = "sage/core/flag_parser/hooks"
+# The manual recipes' hook files (alternatives to adopt, SPEC.md K9): examples in the docs, for
+# the default vocabulary, never in the bundle (adopt writes what is vocabulary-specific, B7).
+HOOK_DIR = "docs/recipes/hooks"
 
 
 def _of_default(render: Callable[[Vocabulary], str]) -> Callable[[Build], str]:
@@ -435,18 +439,17 @@ WHOLE_FILES: Dict[str, Callable[[Build], str]] = {
     "crates/sage-flags-core/src/vocab.rs": rust_vocab,
     # The files a user installs (docs/SPEC.md K9): one event per Claude Code file, never both.
     f"{HOOK_DIR}/claude-code/hooks.json": _of_default(
-        _hooks_file("UserPromptExpansion", _claude_code_hook(PLUGIN_LAUNCHER), "workflows")
+        _hooks_file("UserPromptExpansion", lambda vocab: _claude_code_hook(PLUGIN_LAUNCHER, vocab.name), "workflows")
     ),
     f"{HOOK_DIR}/claude-code/settings.json": _of_default(
-        _hooks_file("UserPromptExpansion", _claude_code_hook(PROJECT_LAUNCHER), "workflows")
+        _hooks_file("UserPromptExpansion", lambda vocab: _claude_code_hook(PROJECT_LAUNCHER, vocab.name), "workflows")
     ),
     f"{HOOK_DIR}/claude-code/settings-submit.json": _of_default(
-        _hooks_file("UserPromptSubmit", _claude_code_hook(PROJECT_LAUNCHER))
+        _hooks_file("UserPromptSubmit", lambda vocab: _claude_code_hook(PROJECT_LAUNCHER, vocab.name))
     ),
-    # docs/SPEC.md B6: the vocabulary a vendored sage/ is for (its launcher and drop-in read it).
-    "sage/core/flag_parser/VOCABULARY": lambda build: build.default.name + "\n",
-    # K9: no --vocabulary in the bundle's command: the launcher reads the record above (B6).
-    f"{HOOK_DIR}/codex/hooks.json": _of_default(_hooks_file("UserPromptSubmit", {"command": codex_hook_command()})),
+    f"{HOOK_DIR}/codex/hooks.json": _of_default(
+        _hooks_file("UserPromptSubmit", lambda vocab: {"command": codex_hook_command(vocab.name)})
+    ),
 }
 BLOCKS: Dict[str, Callable[[Build], str]] = {
     "flag-table": _of_default(_with_header(skill_render.flag_table)),
@@ -496,11 +499,10 @@ def load_build(root: Path) -> Build:
     return Build(tuple(vocabularies), tuple(load_releases(root, [vocab.name for vocab in vocabularies])))
 
 
-SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # the skill in sage/ (docs/SPEC.md G1)
 SKILL_SOURCE = "python/sage_flags/skill"  # its templates and vocabularies.json, package data (G8)
 
 
-_SKILL_DATA: Dict[Tuple[Path, Tuple[str, ...]], str] = {}  # one run per process: a bundle per vocabulary reuses it
+_SKILL_DATA: Dict[Tuple[Path, Tuple[str, ...]], str] = {}  # one run per process
 
 
 def skill_data(root: Path, build: Build) -> str:
@@ -540,19 +542,11 @@ def _skill_data(root: Path, build: Build) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def skill_files(root: Path, build: Build, form: str = "vendored") -> Dict[str, str]:
-    """The skill of the build's default vocabulary in ``form``, as the package's renderer writes it."""
-    vocab = skill_render.load(build.default.name, json.loads(skill_data(root, build)))
-    return skill_render.render(vocab, form, root / SKILL_SOURCE)
-
-
 def outputs(root: Path, build: Build) -> Dict[Path, str]:
     """Every generated file's wanted content."""
     wanted = {root / rel: render(build) for rel, render in WHOLE_FILES.items() if (root / rel).parent.is_dir()}
     if (root / SKILL_SOURCE).is_dir():
         wanted[root / SKILL_SOURCE / skill_render.DATA] = skill_data(root, build)
-        for rel, text in skill_files(root, build).items():
-            wanted[root / SKILL_DIR / rel] = text
     generator = Path(__file__).resolve()
     for path in text_files(root):
         if path in wanted or path.resolve() == generator:

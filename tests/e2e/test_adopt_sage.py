@@ -266,7 +266,7 @@ GATES = [
     ["bash", "develop/validators/bash32-smoke.sh"],
     ["python3", "develop/validators/tools/test_sage_flags.py"],
 ]
-SKILL_MD = "sage/core/capabilities/orchestration/flag-parser/SKILL.md"
+SKILL_MD = "core/capabilities/orchestration/flag-parser/SKILL.md"  # Sage's own flag-parser skill, in its tree
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -326,7 +326,9 @@ def test_sages_gates_show_no_new_failure_with_the_bundle(tmp_path, release):
     new = new_failures(before, after, untouched, bundled)
     assert not new, "failures the untouched Sage %s tree lacks: %s" % (release, json.dumps(new, indent=1))
     if release == "1.3.21":  # the comparison can fail: the Agent Skills form at Sage's path is what issue 32 saw
-        shutil.copyfile(ROOT / SKILL_MD, bundled / SKILL_MD.replace("sage/", "", 1))
+        from sage_flags import _render
+
+        (bundled / SKILL_MD).write_text(_render.render(_render.load("sage-1.1"), "vendored")["SKILL.md"])
         contract = "develop/validators/contracts/validate-all.sh"
         (GATE,) = [g for g in GATES if g[1] == contract]
         seen = new_failures(before, gate_failures(bundled, [GATE]), untouched, bundled).get(contract, [])
@@ -373,3 +375,53 @@ def test_the_skills_persist_lands_in_sages_cycle_manifest(sage: Sage):
     assert "subagents: true" in flags and "parallel: true" in flags and "parallel_lanes: 3" in flags, flags
     after = subprocess.run(check, cwd=sage.project, capture_output=True, text=True)
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+# Issue 43: what unpacking the one bundle may change in a project Sage's installer made.
+DROP_IN = ("__init__.py", "__main__.py", "config_loader.py", "parser.py", "parse.sh")
+
+
+@pytest.mark.parametrize("release", sorted(RELEASES))
+def test_unpacking_the_bundle_changes_no_sage_file_but_the_drop_ins(tmp_path, release):
+    """B7 (issue 43): the one bundle unpacked at the root of a project Sage's own installer made (1.3.21, 1.1.5)
+    changes no file of the project (file hashes before and after) except, in a Sage 1.1 project, the drop-in's
+    modules and parse.sh at sage/core/flag_parser/ (Sage's own flag-parser skill included: untouched); what it
+    adds is under sage/bin/sage-flags and sage/core/flag_parser/ only. Then `sh sage/bin/sage-flags adopt` runs the
+    bundle's own package's adopt, and the adopted wrapper answers in the release's vocabulary."""
+    import hashlib
+
+    sage = Sage(tmp_path, release)
+
+    def hashes() -> Dict[str, str]:
+        files = [p for p in sorted(sage.project.rglob("*")) if p.is_file() and ".git" not in p.parts]
+        return {p.relative_to(sage.project).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+    before = hashes()
+    assert ("sage/" + SKILL_MD) in before, "Sage %s ships its own flag-parser skill" % release
+    with tarfile.open(bundle_archive()) as bundle:
+        bundle.extractall(sage.project, filter="data")
+    after = hashes()
+    changed = sorted(name for name in before if before[name] != after.get(name))
+    replaceable = sorted("sage/core/flag_parser/" + name for name in DROP_IN)
+    assert changed == (replaceable if release == "1.1.5" else []), changed
+    added = sorted(set(after) - set(before))
+    assert added and all(name == "sage/bin/sage-flags" or name.startswith("sage/core/flag_parser/") for name in added)
+    env = {**sage.env, "PATH": "/usr/local/bin:/usr/bin:/bin"}  # python3, and no sage-flags installed
+    done = subprocess.run(["sh", "sage/bin/sage-flags", "adopt"], cwd=sage.project, capture_output=True, env=env)
+    assert done.returncode == 0 and ("vocabulary " + RELEASES[release]).encode() in done.stdout, done
+    wrapper = sage.project / ".claude/skills/flag-parser/scripts/sage-flags"
+    answer = subprocess.run(
+        ["sh", str(wrapper), "parse", "--subagents --parallel=3 Ship it!"],
+        cwd=sage.project,
+        capture_output=True,
+        env=env,
+    )
+    line = json.loads(answer.stdout)
+    if release == "1.3.21":
+        assert answer.returncode == 0 and (line["subagents"], line["parallel"], line["parallel_lanes"]) == (
+            True,
+            True,
+            3,
+        )
+    else:
+        assert answer.returncode == 1 and line["error"].startswith("Unknown flag '--subagents'."), line

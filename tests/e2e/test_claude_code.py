@@ -34,15 +34,16 @@ import yaml
 from offline import network_isolation
 
 RUN_TIMEOUT = 120  # seconds for one CLI run; one takes about 3 s here
-SKILL_DIR = "sage/core/capabilities/orchestration/flag-parser"  # where the bundle puts the skill
-SKILL_LINK = ".claude/skills/flag-parser"  # README: how a project exposes it to Claude Code
-# The shipped hook files, by how a user installs them: a project's .claude/settings.json (UserPromptExpansion),
-# the documented alternative for versions without that event (UserPromptSubmit), and the hooks.json fragment of
-# a plugin named sage (Sage's own install path: commands /sage:build, sage/ in the plugin's root).
+ROOT = Path(__file__).resolve().parents[2]
+SKILL_LINK = ".claude/skills/flag-parser"  # where Claude Code discovers a project's skill (adopt writes it there)
+# The manual recipes' hook files (docs/recipes/hooks/, alternatives to adopt; the bundle carries none, B7), by
+# how a user installs them: a project's .claude/settings.json (UserPromptExpansion), the alternative for versions
+# without that event (UserPromptSubmit), and the hooks.json fragment of a plugin named sage (Sage's own install
+# path: commands /sage:build, sage/ in the plugin's root).
 SHIPPED_HOOKS = {
-    "settings": "sage/core/flag_parser/hooks/claude-code/settings.json",
-    "submit": "sage/core/flag_parser/hooks/claude-code/settings-submit.json",
-    "plugin": "sage/core/flag_parser/hooks/claude-code/hooks.json",
+    "settings": "docs/recipes/hooks/claude-code/settings.json",
+    "submit": "docs/recipes/hooks/claude-code/settings-submit.json",
+    "plugin": "docs/recipes/hooks/claude-code/hooks.json",
 }
 NOT_LOGGED_IN = "Not logged in · Please run /login"
 CONFIG = "quality_locked: true\n"
@@ -116,6 +117,15 @@ def user_path(extra: Optional[Path]) -> str:
     return os.pathsep.join(([str(extra)] if extra else []) + dirs)
 
 
+def write_skill(where: Path) -> None:
+    """The skill as the package's renderer writes it for the default vocabulary (the bundle carries none, B7)."""
+    from sage_flags import _render
+
+    for rel, text in _render.render(_render.load("sage-1.1"), "adopted").items():
+        (where / rel).parent.mkdir(parents=True, exist_ok=True)
+        (where / rel).write_text(text, encoding="utf-8")
+
+
 def make_project(base: Path, layer: str, form: str) -> Project:
     root, home = base / "project", base / "home"
     sage_home = base / "plugin" if form == "plugin" else root
@@ -125,8 +135,8 @@ def make_project(base: Path, layer: str, form: str) -> Project:
         bundle.extractall(sage_home, filter="tar")
     (root / ".sage").mkdir()
     (root / ".sage/config.yaml").write_text(CONFIG)
-    shipped = sage_home / SHIPPED_HOOKS[form]
-    assert shipped.is_file(), "the bundle has no %s" % SHIPPED_HOOKS[form]
+    shipped = ROOT / SHIPPED_HOOKS[form]
+    assert shipped.is_file(), "the repository has no %s" % SHIPPED_HOOKS[form]
     if form == "plugin":
         (sage_home / ".claude-plugin").mkdir()
         (sage_home / ".claude-plugin/plugin.json").write_text('{"name": "sage", "version": "1.3.0"}\n')
@@ -139,8 +149,7 @@ def make_project(base: Path, layer: str, form: str) -> Project:
     commands.mkdir()
     for workflow in ("build", "architect", "other"):
         (commands / (workflow + ".md")).write_text(COMMAND.format(workflow))
-    (root / ".claude/skills").mkdir()
-    (root / SKILL_LINK).symlink_to(os.path.relpath(sage_home / SKILL_DIR, (root / SKILL_LINK).parent))
+    write_skill(root / SKILL_LINK)
 
     installed = None
     if layer == "native":
@@ -163,18 +172,18 @@ def make_project(base: Path, layer: str, form: str) -> Project:
     return Project(root, home, env, layer, form, sage_home)
 
 
-# The layer the launcher runs (the bundle's Python package, or the native executable on PATH, the one to run
-# before every prompt) and the hook file installed: the other two forms on one layer suffice.
-PROJECTS = [("vendored", "settings"), ("native", "settings"), ("native", "submit"), ("native", "plugin")]
+# The hook file installed; the launcher runs its bundle's Python package (a native executable on PATH is never
+# run: SPEC L1, so the "native" project proves that too).
+PROJECTS = [("vendored", "settings"), ("native", "settings"), ("vendored", "submit"), ("vendored", "plugin")]
 
 
 @pytest.fixture(scope="module", params=PROJECTS, ids=["-".join(p) for p in PROJECTS])
 def project(request, tmp_path_factory) -> Project:
-    """The project, its hook run by the bundle's Python package or by the native executable on PATH."""
+    """The project, its hook run by the bundle's Python package (with or without a native executable on PATH)."""
     layer, form = request.param
     made = make_project(tmp_path_factory.mktemp(layer + "-" + form), layer, form)
     which = made.launcher("--which", text="")
-    expected = {"vendored": "vendored", "native": "(native executable)"}[layer]
+    expected = "python3: python3 -m sage_flags"
     assert which.returncode == 0 and expected in which.stdout.decode(), (
         "sage/bin/sage-flags --which in the %s project: status %d, %r" % (made.layer, which.returncode, which.stdout)
     )
@@ -341,17 +350,11 @@ def test_not_a_workflow_gets_nothing(project, prompt):
     assert not run.attachments("hook_"), "hook attachments for a prompt that is not a workflow:\n" + run.describe()
 
 
-@pytest.mark.parametrize("exposure", ["symlink", "copy"])
-def test_skill_is_discovered_under_its_name(tmp_path, exposure):
-    """Exposed as README says (a symlink, or a copy), the skill is listed in the init line under its name, and
-    the model's skill list carries its description."""
+def test_skill_is_discovered_under_its_name(tmp_path):
+    """Where adopt writes it (.claude/skills/flag-parser/), the skill is listed in the init line under its name,
+    and the model's skill list carries its description."""
     project = make_project(tmp_path, "vendored", "settings")
-    assert (project.root / SKILL_DIR / "SKILL.md").is_file(), "the bundle has no %s/SKILL.md" % SKILL_DIR
-    link = project.root / SKILL_LINK
-    if exposure == "copy":
-        link.unlink()
-        shutil.copytree(project.root / SKILL_DIR, link)
-    skill = link / "SKILL.md"
+    skill = project.root / SKILL_LINK / "SKILL.md"
     meta = yaml.safe_load(skill.read_text(encoding="utf-8").split("---\n")[1])
     assert meta["name"] == "flag-parser", "SKILL.md's frontmatter name is %r" % meta["name"]
     run = run_claude(project, "/build --autonomous Ship it!")
@@ -425,10 +428,11 @@ def test_long_error_blocks_with_the_hooks_reason(project):
 
 @pytest.mark.parametrize("text", ["--autonomous Ship it!", "--autonomus x"])
 def test_bash_layer_fails_open(tmp_path, text):
-    """With only the bash layer (sage/ without the bundle's Python copy, no sage-flags on PATH) the hook fails open
+    """With only the bash layer (the bundle's package without its modules, no sage-flags on PATH) the hook fails open
     (SPEC K8, K11): the CLI reports a non-blocking error, and the prompt, even one with a bad flag, goes on."""
     project = make_project(tmp_path, "vendored", "settings")
-    shutil.rmtree(project.root / "sage/core/flag_parser/_vendor")
+    for module in (project.root / "sage/core/flag_parser/_vendor/sage_flags").glob("*.py"):
+        module.unlink()  # the package's bash port stays: the launcher's bash
     which = project.launcher("--which", text="").stdout.decode()
     assert which.startswith("bash"), "the launcher would run %r" % which
     run = run_claude(project, "/build " + text)

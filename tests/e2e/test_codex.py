@@ -1,15 +1,16 @@
 """The shipped Codex hook through the real Codex CLI, offline (`make e2e`), from the project's root and a subfolder.
 
 A Sage project is built from the vendorable bundle (`make bundle`) as README says a Codex user sets one up: sage/
-unpacked, `.sage/config.yaml` with `quality_locked: true`, the shipped `sage/core/flag_parser/hooks/codex/hooks.json`
+unpacked, `.sage/config.yaml` with `quality_locked: true`, the manual recipe's `docs/recipes/hooks/codex/hooks.json`
 copied to `.codex/hooks.json`, a git repository (Codex reads the root's `.codex/` from a subfolder only below a
 project root it finds by `.git`), in a folder whose name holds spaces, quotes and `$`. The CLI that PyPI's
 openai-codex-cli-bin ships runs one turn (tests/e2e/codex_turn.py) against a stand-in for the Responses API
 (tests/e2e/responses_standin.py) inside `unshare -rn` where that works, so nothing but the stand-in is reachable.
 `codex exec` runs the prompt and prints what a script sees; the interactive Codex runs in tmux, the prompt typed, and
 its screen is read. The model's request is the stand-in's record of it; the expected bytes are those of
-`sage/bin/sage-flags parse` and `announce` in the same project and environment. Each exec prompt runs through two
-layers of the launcher: the bundle's Python package (no sage-flags on PATH) and the native executable on PATH.
+`sage/bin/sage-flags parse` and `announce` in the same project and environment. Each exec prompt runs through the
+launcher's Python (the bundle's own package), with no sage-flags on PATH and with the native executable on PATH
+(never run: SPEC L1).
 
 Run by mk/e2e.mk, which sets SAGE_FLAGS_E2E_CODEX (empty where the CLI could not be installed: these tests then skip
 with that reason, a failure under CI=true), SAGE_FLAGS_E2E_BUNDLE and SAGE_FLAGS_E2E_NATIVE_EXE.
@@ -35,7 +36,8 @@ from parity.optional import missing, skip_without_program
 
 HERE = Path(__file__).resolve().parent
 RUN_TIMEOUT = 180  # seconds for one turn, tmux included; one takes about 2 s here
-SHIPPED_HOOKS = "sage/core/flag_parser/hooks/codex/hooks.json"
+# The manual recipe's hook file (docs/recipes/hooks/, an alternative to adopt; the bundle carries none, B7).
+SHIPPED_HOOKS = HERE.parent.parent / "docs/recipes/hooks/codex/hooks.json"
 HOOK_LABEL = "sage-flags hook result"  # docs/SPEC.md K5
 CONFIG = "quality_locked: true\n"
 PROJECT_NAME = "my proj 'single' \"double\" $HOME"  # the hook's command never holds the path: any name works
@@ -103,8 +105,11 @@ def make_project(base: Path, layer: str) -> Project:
         directory.mkdir(parents=True)
     with tarfile.open(required_env("SAGE_FLAGS_E2E_BUNDLE")) as bundle:
         bundle.extractall(root, filter="tar")
-    assert (root / SHIPPED_HOOKS).is_file(), "the bundle has no %s" % SHIPPED_HOOKS
-    shutil.copyfile(root / SHIPPED_HOOKS, root / ".codex" / "hooks.json")
+    assert SHIPPED_HOOKS.is_file(), "the repository has no %s" % SHIPPED_HOOKS
+    shutil.copyfile(SHIPPED_HOOKS, root / ".codex" / "hooks.json")
+    # Sage 1.1's own files that adopt recognises a Sage project by (N2); the bundle laid its drop-in beside them.
+    (root / "sage/core/workflows").mkdir(parents=True, exist_ok=True)
+    (root / "sage/core/registry.yaml").write_text("workflows: []\n")
     (root / ".sage" / "config.yaml").write_text(CONFIG)
     if layer == "no-sage":
         shutil.rmtree(root / "sage")
@@ -126,7 +131,7 @@ def make_project(base: Path, layer: str) -> Project:
 def project(request, tmp_path_factory) -> Project:
     made = make_project(tmp_path_factory.mktemp(request.param), request.param)
     which = made.launcher("--which", text="")
-    expected = {"vendored": "vendored", "native": "(native executable)"}[request.param]
+    expected = "python3: python3 -m sage_flags"  # the bundle's own package, a native executable on PATH or not (L1)
     assert which.returncode == 0 and expected in which.stdout.decode(), which
     return made
 

@@ -13,8 +13,9 @@ installed one; the repository's python/ when this directory is used from a
 checkout; the copy in _vendor/ that the vendorable bundle carries (built from
 python/ by ``make bundle``, never kept in git), so that a Sage project that
 copied this directory needs nothing but python3 (docs/IMPLEMENTATION.md D25).
-The vocabulary (docs/SPEC.md B6): SAGE_FLAGS_VOCABULARY's, else the one this directory records in VOCABULARY;
-a copy of the package that does not carry it is passed over, never run with its own rules.
+The vocabulary (docs/SPEC.md B6): SAGE_FLAGS_VOCABULARY's (empty: none named), else sage-1.1, the package's
+default: this step only ever runs as Sage 1.1's own. The name is taken as it is (no trimming); the package judges
+it (B3). A copy of the package that does not carry it is passed over, never run with its own rules.
 """
 
 import os
@@ -25,8 +26,6 @@ PLACES = (
     os.path.normpath(os.path.join(_HERE, "..", "..", "..", "python")),  # a checkout
     os.path.join(_HERE, "_vendor"),  # the bundle
 )
-VOCABULARY_FILE = os.path.join(_HERE, "VOCABULARY")
-RECORD_LIMIT = 4096  # B6: a record is one short line; no more of it is read
 OLDEST_PYTHON = (3, 8)  # docs/IMPLEMENTATION.md D28; this file and __main__.py parse under Python 2.7 for that check
 
 
@@ -54,26 +53,14 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
 
 
 def vocabulary():  # type: () -> str
-    """B6: SAGE_FLAGS_VOCABULARY, else this directory's record (then put in the environment for the package).
-    The record's name is its first line, as the launcher's ``read -r`` takes it (NUL bytes dropped, as shells
-    do); whatever it holds, the package then judges the name (B3), never a traceback here."""
-    name = os.environ.get("SAGE_FLAGS_VOCABULARY", "")
-    if not name:
-        try:
-            with open(VOCABULARY_FILE, "rb") as record:
-                line = record.read(RECORD_LIMIT).split(b"\n")[0].replace(b"\0", b"")
-        except OSError:
-            line = b""
-        name = line.decode("utf-8", "surrogateescape")
-        if name:
-            os.environ["SAGE_FLAGS_VOCABULARY"] = name
-    return name
+    """B6: SAGE_FLAGS_VOCABULARY as it is, empty when unset (the package's default, sage-1.1, then answers)."""
+    return os.environ.get("SAGE_FLAGS_VOCABULARY", "")
 
 
 def in_vocabulary(function):  # type: ignore[no-untyped-def]
-    """B6: the package's ``function`` (parse, load_defaults) in this directory's vocabulary: given as the argument
-    to a package that takes one (SPEC B2; it exports NAMES), else the one an older package chose at import from
-    the environment vocabulary() sets."""
+    """B6: the package's ``function`` (parse, load_defaults) in the named vocabulary: given as the argument to a
+    package that takes one (SPEC B2; it exports NAMES), else the one an older package chose at import from the
+    environment."""
     name = vocabulary()
     if name and hasattr(sys.modules.get("sage_flags"), "NAMES"):
         import functools
