@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
+from artifacts import lay_bundle
 from sage_flags import __version__ as VERSION
 from sage_flags.adopt import SKILL_DIR, claude_command
 from sage_flags.hook_commands import codex_hook_command
@@ -336,11 +337,8 @@ def test_sage_versions_first_line_is_read_once_one_way(tmp_path, shell):
 def test_a_folder_with_only_the_bundles_files_is_no_sage_project(tmp_path, entry):
     """Issue 43: the bundle lays down sage/core/flag_parser/ (and sage/bin/); unpacked in a folder with no Sage,
     that was taken for a Sage 1.1 layout and adopted. Refused now: status 3, one line, nothing written."""
-    folder = tmp_path / "not-sage"
-    for part in ("sage/core/flag_parser", "sage/bin"):
-        shutil.copytree(ROOT / part, folder / part, ignore=shutil.ignore_patterns("__pycache__"))
-    vendored = folder / "sage/core/flag_parser/_vendor/sage_flags"  # the bundle's copy of the pure package
-    shutil.copytree(PACKAGE, vendored, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyi"))
+    folder = lay_bundle(tmp_path / "not-sage")
+    assert (folder / "sage/core/flag_parser/__init__.py").is_file() and (folder / "sage/bin/sage-flags").is_file()
     before = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
     argv = [str(SAGE_FLAGS)] if entry == "installed" else ["sh", str(folder / "sage/bin/sage-flags")]
     env = dict(os.environ, PATH=os.environ["PATH"] if entry == "installed" else system_path())

@@ -22,7 +22,7 @@ import pytest
 from sage_flags.adopt import SKILL_DIR, claude_command, forms_ever_written
 from sage_flags.hook_commands import codex_hook_command
 
-from parity.layers import NATIVE_EXE, ROOT
+from parity.layers import NATIVE_EXE, ROOT, vendored_bundle
 
 BIN = Path(sys.executable).parent
 SETTINGS = ".claude/settings.json"
@@ -55,7 +55,7 @@ def argv_of(entry: str, request: pytest.FixtureRequest) -> List[str]:
         return [sys.executable, "-m", "sage_flags", "adopt"]
     if entry == "native-exe":
         return [str(request.getfixturevalue("native_bin") / "sage-flags"), "adopt"]
-    return ["sh", str(ROOT / "sage" / "bin" / "sage-flags"), "adopt"]
+    return ["sh", str(vendored_bundle() / "sage" / "bin" / "sage-flags"), "adopt"]  # the bundle's way (N1)
 
 
 @pytest.fixture(params=ENTRIES)
