@@ -9,7 +9,7 @@
 # `hook` never blocks a prompt and never fails: where nothing answers, or the project's Sage release is no longer
 # the adopted one, it prints one notice for the person (a systemMessage; for Codex nothing) and exits 0, and the
 # workflow's own flag-parsing step runs as Sage alone runs it. Other subcommands: one stderr line, status 3.
-# Written from python/sage_flags/adopted/wrapper.sh; adopt substitutes checked values (no quoting needed).
+# Rendered from the package's sage_flags/adopted/wrapper.sh; adopt substitutes checked values (no quoting needed).
 vocabulary=@VOCABULARY@
 adopted=@RELEASE@
 version=@VERSION@
