@@ -111,6 +111,7 @@ def test_adopt_then_undo_leaves_every_byte_and_mode(adopt, tmp_path, layout, set
     ok(adopt(root))
     assert json.loads((root / SETTINGS).read_bytes())["hooks"]["UserPromptExpansion"], "adopt registered nothing"
     assert (root / CODEX).is_file() == (codex != "no-codex")
+    assert (root / SKILL_DIR / "scripts/sage_flags/bash/parse.sh").is_file(), "no runtime copy (N6.1) to undo"
     adopted = snapshot(root)
     dry = ok(adopt(root, "--undo", "--dry-run"))
     assert "dry run: nothing changed" in dry and "to remove" in dry, dry
