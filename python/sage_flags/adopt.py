@@ -392,8 +392,8 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
         sys.stderr.write("sage-flags: adopt: %s\n" % refusal)
         return REFUSED
     if dry_run:
-        lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
-        lines.append("  (dry run: nothing written)")
+        shown = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
+        lines = [line.replace(" removed)", " to remove)") for line in shown] + ["  (dry run: nothing written)"]
     else:
         rels = [SETTINGS, CODEX_HOOKS, RECORD] + [SKILL_DIR + "/" + rel for rel in sorted(skill_files("sage-1.1", ""))]
         for rel in rels:  # N9: what a killed adopt left, whether or not this run writes that file
