@@ -55,7 +55,7 @@ def argv_of(entry: str, request: pytest.FixtureRequest) -> List[str]:
         return [sys.executable, "-m", "sage_flags", "adopt"]
     if entry == "native-exe":
         return [str(request.getfixturevalue("native_bin") / "sage-flags"), "adopt"]
-    return ["sh", str(vendored_bundle() / "sage" / "bin" / "sage-flags"), "adopt"]  # the bundle's way (N1)
+    return ["sh", str(vendored_bundle() / "sage" / "bin" / "sage-flags"), "adopt"]  # the bundle's own package
 
 
 @pytest.fixture(params=ENTRIES)

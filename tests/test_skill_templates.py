@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Union
 import pytest
 from skill_files import skill_files
 
-from parity.layers import PYTHON, ROOT, SAGE_FLAGS
+from parity.layers import PYTHON, SAGE_FLAGS, vendored_bundle
 
 PLACEHOLDER = "$ARGUMENTS"
 CONFIG = b"quality_locked: true\n"
@@ -133,12 +133,12 @@ def as_bytes(text: Union[str, bytes]) -> bytes:
 
 
 class Project:
-    """A Sage project: a copy of sage/, .sage/config.yaml, .sage/cycle.md; `sage-flags` and `python3` on PATH."""
+    """A Sage project: the bundle's sage/, .sage/config.yaml, .sage/cycle.md; `sage-flags` and `python3` on PATH."""
 
     def __init__(self, tmp: Path, bash_only: bool = False):
         self.root = tmp / "project"
         self.bash_only = bash_only
-        shutil.copytree(ROOT / "sage", self.root / "sage", ignore=shutil.ignore_patterns("__pycache__", "_vendor"))
+        shutil.copytree(vendored_bundle() / "sage", self.root / "sage")  # the bundle, laid out from this checkout
         (self.root / ".sage").mkdir()
         (self.root / ".sage" / "config.yaml").write_bytes(CONFIG)
         self.manifest = self.root / ".sage" / "cycle.md"
@@ -237,7 +237,7 @@ def test_the_document_has_every_template() -> None:
         "persist-installed", "persist-compat", "persist-bash",
     }  # fmt: skip
     bash_persist = next(d for d in derived(BY_NAME["parse-bash"]) if d.name == "persist-bash")
-    assert "| bash sage/core/flag_parser/persist.sh .sage/cycle.md\n" in bash_persist.text
+    assert "| bash sage/core/flag_parser/_vendor/sage_flags/bash/persist.sh .sage/cycle.md\n" in bash_persist.text
 
 
 @pytest.mark.parametrize("shell", ["bash", "sh"])

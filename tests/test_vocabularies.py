@@ -15,7 +15,7 @@ from typing import Dict, List
 
 import pytest
 
-from parity.layers import NATIVE_EXE, PYTHON, ROOT, SAGE_FLAGS, Layer, available_layers
+from parity.layers import NATIVE_EXE, PYTHON, ROOT, SAGE_FLAGS, Layer, available_layers, vendored_bundle
 
 sys.path.insert(0, str(ROOT / "tools"))
 import generate
@@ -26,7 +26,7 @@ UNKNOWN_UNDER_HOOK = (
     b"sage-flags: hook: unknown vocabulary (known: sage-1.1, sage-1.3, sage-1.3.18); not answering (the prompt goes"
     b" on without it)\n"
 )
-LAUNCHER = ROOT / "sage" / "bin" / "sage-flags"
+LAUNCHER = vendored_bundle() / "sage" / "bin" / "sage-flags"  # the bundle's launcher runs its own package (L1)
 # The command lines that take `--vocabulary NAME` before the subcommand (B2): the Python CLI (console script and
 # module, each backend), the native executable and the launcher.
 OPTION_TAKERS: Dict[str, List[str]] = {

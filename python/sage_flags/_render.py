@@ -11,9 +11,9 @@ every layer). In a template:
 - the lines between ``{{begin sage}}`` and ``{{end sage}}`` are only in the forms for a Sage project;
 - each command of a ```console block is followed by what it prints and its status, from the data.
 
-Three forms: ``vendored`` (the Agent Skill in sage/core/capabilities/orchestration/flag-parser/ of this
-repository and of a bundle), ``sage`` (the same at Sage's skill path in a bundle, in Sage's skill contract),
-``adopted`` (what ``sage-flags adopt`` writes into .claude/skills/flag-parser/).
+Three forms: ``vendored`` (the Agent Skills form, calling the bundle's launcher; the tests read it), ``sage``
+(the same in Sage's skill contract), ``adopted`` (what ``sage-flags adopt`` writes into .claude/skills/flag-parser/).
+Nothing of it is kept rendered in the repository or carried by the bundle (docs/SPEC.md B7, G1).
 
 Standard library only, and no import of sage_flags: tools/generate.py loads this file by its path (it writes
 modules that the package imports).

@@ -1,7 +1,7 @@
 """The command a harness's hook file runs for ``sage-flags hook`` (docs/SPEC.md K9).
 
-One place for it: tools/generate.py writes the shipped ``sage/core/flag_parser/hooks/codex/hooks.json`` from
-``codex_hook_command()``, and ``sage-flags adopt`` writes a project's ``.codex/hooks.json`` from
+One place for it: tools/generate.py writes the manual recipe's ``docs/recipes/hooks/codex/hooks.json`` from
+``codex_hook_command(NAME)``, and ``sage-flags adopt`` writes a project's ``.codex/hooks.json`` from
 ``codex_hook_command(NAME, adopted=True)`` (docs/SPEC.md N5): one template, two programs.
 ``codex_commands_ever_written()`` is every form the Codex command has had, so that adopt knows each as ours.
 Imports nothing of the package at import time (tools/generate.py loads this file by path, before ``_vocab.py``
