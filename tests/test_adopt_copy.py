@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Dict
 
+import interpreters
 import pytest
 from artifacts import lay_bundle
 from sage_flags import __version__ as VERSION
@@ -353,3 +354,30 @@ def test_a_folder_with_only_the_bundles_files_is_no_sage_project(tmp_path, entry
     adopted = subprocess.run([*argv, "adopt"], cwd=folder, capture_output=True, text=True, env=env)
     assert adopted.returncode == 0 and "a Sage 1.1 project (no sage/VERSION), vocabulary sage-1.1" in adopted.stdout
     assert copy_of(folder) == package_files()  # from the vendored package when that is what runs
+
+
+@pytest.mark.parametrize("version", interpreters.TOO_OLD)
+def test_a_python3_older_than_3_8_passes_to_the_bash_port(tmp_path, version):
+    """N6.2: the copy needs Python 3.8; an older python3 exits 97 having read nothing, and the wrapper goes on: parse
+    through the copy's bash port (the same bytes, stdin unread until then), the hook with its one notice."""
+    found = interpreters.find(version)
+    if found is None:
+        pytest.skip("Python %s not found (%s)" % (version, interpreters.where_looked(version)))
+    root = sage_project(tmp_path)
+    assert adopt(root).returncode == 0
+    bare = Path(bare_bin(tmp_path, "sh", "dd", "bash"))
+    (bare / "python3").symlink_to(found[0])
+    env = {"PATH": str(bare)}
+    done = subprocess.run(
+        ["sh", str(root / WRAPPER), "parse", "--stdin"], input=b"--parallel=3 x", capture_output=True, env=env
+    )
+    own = subprocess.run(
+        [str(SAGE_FLAGS), "--vocabulary", "sage-1.3.18", "parse", "--stdin"],
+        input=b"--parallel=3 x",
+        capture_output=True,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (own.returncode, own.stdout, own.stderr)
+    message = system_message(hook_run(root, "sh", str(bare), build_event(SHIP_IT)))
+    assert message.startswith(
+        "sage-flags: cannot answer here: no sage-flags %s on PATH and no python3 (3.8+)" % VERSION
+    )
