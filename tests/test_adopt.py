@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
+from sage_flags import __version__ as VERSION
 from sage_flags.adopt import SKILL_DIR, VOCABULARIES, claude_command, vocabulary_for_release
 from sage_flags.hook_commands import codex_hook_command
 from sage_step import lay_own_step
@@ -48,8 +49,9 @@ def adopt(root: Path, *args: str, path: str = "") -> subprocess.CompletedProcess
 def sage_project(tmp_path: Path, release: str = "1.3.21") -> Path:
     root = tmp_path / "proj"
     (root / "sage/core").mkdir(parents=True)
-    if release == "1.1-layout":
-        (root / "sage/core/flag_parser").mkdir()
+    if release == "1.1-layout":  # Sage 1.1's own files (N2): no VERSION
+        (root / "sage/core/workflows").mkdir()
+        (root / "sage/core/registry.yaml").write_text("workflows: {}\n")
     else:
         (root / "sage/VERSION").write_text(release + "\n")
     lay_own_step(root)  # nothing to verify against: the release's vocabulary is the table's (N2)
@@ -133,7 +135,7 @@ def test_codex_hook_where_the_project_has_codex(tmp_path):
     root = sage_project(tmp_path, "1.1-layout")
     (root / ".codex").mkdir()
     done = adopt(root)
-    assert done.returncode == 0 and "a Sage 1.1 layout (no sage/VERSION), vocabulary sage-1.1" in done.stdout
+    assert done.returncode == 0 and "a Sage 1.1 project (no sage/VERSION), vocabulary sage-1.1" in done.stdout
     (entry,) = json.loads((root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
     # K9's one template, in its adopted form: the nearest folder up with .codex/hooks.json, its wrapper, --vocabulary.
     assert entry == {
@@ -218,7 +220,9 @@ def test_the_adopted_codex_command_from_the_root_and_a_subfolder(tmp_path, shell
             assert got["systemMessage"] == expected["systemMessage"]
 
     event = codex_event("/build --autonomus x")
-    nothing = codex_run(shell, command, root / where, event, system_path())
+    copy = codex_run(shell, command, root / where, event, system_path())  # python3 and the project's copy
+    assert copy.returncode == 0 and json.loads(copy.stdout)["decision"] == "block", copy
+    nothing = codex_run(shell, command, root / where, event, bare_bin(tmp_path, shell, "sh", "dd"))
     assert (nothing.returncode, nothing.stdout, nothing.stderr) == (0, "", ""), nothing
     (root / "sage/VERSION").write_text("1.4.0\n")  # an upgrade: no answer from us, and no notice on each prompt
     changed = codex_run(shell, command, root / where, event, with_program)
@@ -313,17 +317,34 @@ def system_message(done: subprocess.CompletedProcess) -> str:
     return json.loads(line)["systemMessage"]
 
 
-def fake_program(directory: Path, body: str) -> Path:
-    """A sage-flags on PATH that records what the wrapper hands it (the real one's answers: test_hook.py)."""
+def fake_program(directory: Path, body: str, version: str = VERSION) -> Path:
+    """A sage-flags on PATH of VERSION (its `--version`) that records what the wrapper hands it (the real one's
+    answers: test_hook.py)."""
     directory.mkdir()
     program = directory / "sage-flags"
-    program.write_text('#!/bin/sh\nprintf \'%s\\n\' "$@" >"${0%/*}/argv"\ncat >"${0%/*}/stdin"\n' + body)
+    program.write_text(
+        '#!/bin/sh\nif [ "$1" = --version ]; then echo "sage-flags %s (vocabularies: x)"; exit 0; fi\n' % version
+        + 'printf \'%s\\n\' "$@" >"${0%/*}/argv"\ncat >"${0%/*}/stdin"\n'
+        + body
+    )
     program.chmod(0o755)
     return program
 
 
 def system_path() -> str:
     return os.pathsep.join(d for d in ("/usr/bin", "/bin") if Path(d).is_dir())
+
+
+def bare_bin(tmp_path: Path, *names: str) -> str:
+    """A PATH of one folder holding only NAMES (links to the system's): no python3, no sage-flags."""
+    folder = tmp_path / ("bare-" + "-".join(names))
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        found = shutil.which(name, path=system_path())
+        assert found, name
+        if not (folder / name).exists():
+            (folder / name).symlink_to(found)
+    return str(folder)
 
 
 def test_wrapper_passes_shellcheck(tmp_path):
@@ -352,9 +373,11 @@ def test_wrapper_runs_the_program_on_path_with_the_vocabulary(tmp_path, shell):
 def test_wrapper_never_blocks(tmp_path, shell):
     root = sage_project(tmp_path)
     assert adopt(root).returncode == 0
-    # No sage-flags anywhere: one notice, status 0.
-    assert "no sage-flags here" in system_message(hook_run(root, shell, system_path()))
-    # A program that fails (an old sage-flags without --vocabulary: status 2): one notice, status 0.
+    # Neither python3 nor a sage-flags anywhere (K11: bash reads no JSON): one notice, status 0.
+    bare = bare_bin(tmp_path, shell, "sh", "dd", "bash")
+    nothing = system_message(hook_run(root, shell, bare))
+    assert "cannot answer here: no sage-flags %s on PATH and no python3" % VERSION in nothing
+    # A program of this version that fails (status 2): one notice, status 0.
     bin_dir = tmp_path / "bin"
     fake_program(bin_dir, "echo 'sage-flags: unknown subcommand' >&2\nexit 2\n")
     failing = hook_run(root, shell, str(bin_dir) + os.pathsep + system_path())
@@ -370,21 +393,6 @@ def test_wrapper_never_blocks(tmp_path, shell):
     # The wrapper itself is gone (sage update cannot take it, a person can): one notice, status 0.
     shutil.rmtree(root / ".claude/skills/flag-parser")
     assert "is missing" in system_message(hook_run(root, shell, system_path()))
-
-
-@pytest.mark.parametrize("shell", SHELLS)
-def test_wrapper_falls_back_to_the_vendored_launcher(tmp_path, shell):
-    root = sage_project(tmp_path)
-    assert adopt(root).returncode == 0
-    (root / "sage/bin").mkdir()
-    launcher = root / "sage/bin/sage-flags"
-    launcher.write_text('printf \'%s\\n\' "$@" >"$0.argv"\n')  # no #!, not executable: run with sh
-    plain = subprocess.run([shell, str(root / WRAPPER), "parse", "x"], capture_output=True, env={"PATH": system_path()})
-    assert plain.returncode == 0, plain
-    assert Path(str(launcher) + ".argv").read_text().splitlines() == ["--vocabulary", "sage-1.3.18", "parse", "x"]
-    (root / "sage/VERSION").write_text("1.3.22\n")
-    refused = subprocess.run([shell, str(root / WRAPPER), "parse", "x"], capture_output=True, text=True)
-    assert refused.returncode == 3 and refused.stderr.count("\n") == 1 and not refused.stdout
 
 
 @pytest.mark.parametrize("shell", SHELLS)

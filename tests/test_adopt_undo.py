@@ -51,7 +51,8 @@ def git(root: Path, *args: str) -> str:
 
 def project(tmp_path: Path, layout: str, settings: Optional[bytes], codex: Optional[bytes]) -> Path:
     """A committed git repository laid out as a Sage project of LAYOUT (1.3: sage/VERSION 1.3.21 and Sage's
-    own .claude/; 1.1: sage/core/flag_parser/, no VERSION, no .claude/ unless settings are given)."""
+    own .claude/; 1.1: Sage 1.1's own sage/core/workflows/, sage/core/registry.yaml and sage/core/flag_parser/, no
+    VERSION, no .claude/ unless settings are given)."""
     root = tmp_path / "proj"
     if layout == "1.3":
         (root / "sage").mkdir(parents=True)
@@ -61,6 +62,9 @@ def project(tmp_path: Path, layout: str, settings: Optional[bytes], codex: Optio
         (root / ".claude/commands/build.md").write_text("# build\n")
     else:
         (root / "sage/core/flag_parser").mkdir(parents=True)
+        (root / "sage/core/workflows").mkdir()
+        (root / "sage/core/workflows/build.workflow.md").write_text("# build\n")
+        (root / "sage/core/registry.yaml").write_text("workflows: {}\n")
         (root / "sage/core/flag_parser/parser.py").write_text("# Sage 1.1's own\n")
         (root / "sage/core/flag_parser/parse.sh").write_text(OWN_PARSE_SH)
         (root / "sage/core/flag_parser/parse.sh").chmod(0o755)
@@ -109,6 +113,7 @@ def test_adopt_then_undo_leaves_every_byte_and_mode(adopt, tmp_path, layout, set
     ok(adopt(root))
     assert json.loads((root / SETTINGS).read_bytes())["hooks"]["UserPromptExpansion"], "adopt registered nothing"
     assert (root / CODEX).is_file() == (codex != "no-codex")
+    assert (root / SKILL_DIR / "scripts/sage_flags/bash/parse.sh").is_file(), "no runtime copy (N6.1) to undo"
     adopted = snapshot(root)
     dry = ok(adopt(root, "--undo", "--dry-run"))
     assert "dry run: nothing changed" in dry and "to remove" in dry, dry

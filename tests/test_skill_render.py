@@ -44,7 +44,9 @@ def adopt_in_sage_project(tmp_path: Path, release: str = "1.3.21") -> Dict[str, 
     done = subprocess.run([str(SAGE_FLAGS), "adopt"], cwd=root, capture_output=True, text=True, env=env, timeout=60)
     assert (done.returncode, done.stderr) == (0, ""), done
     skill = root / ADOPTED
-    return {p.relative_to(skill).as_posix(): p.read_text(encoding="utf-8") for p in skill.rglob("*.md")}
+    found = {p.relative_to(skill).as_posix(): p for p in skill.rglob("*.md")}
+    # scripts/sage_flags/ is the runtime copy (N6): the package's templates, not the skill an agent reads.
+    return {rel: p.read_text(encoding="utf-8") for rel, p in found.items() if not rel.startswith("scripts/")}
 
 
 def sentences(markdown: str) -> List[str]:

@@ -192,6 +192,11 @@ def test_each_wheel_carries_the_skills_data_and_adopts_with_it(built: Artifacts,
     examples = (project / ".claude/skills/flag-parser/references/examples.md").read_text(encoding="utf-8")
     assert "Supported flags: --quality-locked, --autonomous, --subagents, --parallel[=N]." in examples
     assert "> --subagents --parallel=5 Ship dark mode\n" in examples
+    # SPEC N6.1: the runtime copy is the wheel's package, less the compiled core and what only type checkers read.
+    copy = project / ".claude/skills/flag-parser/scripts/sage_flags"
+    written = {"sage_flags/" + p.relative_to(copy).as_posix(): p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    shipped = {n: d for n, d in package_files(wheel).items() if n not in COMPILED and n != "sage_flags/py.typed"}
+    assert written == shipped and "sage_flags/adopted/wrapper.sh" in written and "sage_flags/bash/parse.sh" in written
 
 
 BASH_PORT = ROOT / "python" / "sage_flags" / "bash"

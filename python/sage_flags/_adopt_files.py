@@ -1,5 +1,6 @@
-"""Where ``sage-flags adopt`` keeps its files, how it reads them (docs/SPEC.md N9), and the record it keeps of
-what it created, which ``adopt --undo`` reads (N13). Shared by adopt and its undo; no subcommand here.
+"""Where ``sage-flags adopt`` keeps its files, how it reads them (docs/SPEC.md N9), the runtime copy it writes
+beside the wrapper (N6), and the record it keeps of what it created, which ``adopt --undo`` reads (N13). Shared
+by adopt and its undo; no subcommand here.
 """
 
 import hashlib
@@ -24,6 +25,9 @@ SKILL_FILE_LIMIT = 1 << 20  # N7: a skill file adopt compares is read no further
 RECORD_NAME = ".adopted.json"  # N13: in the skill folder, beside what it describes
 RECORD = SKILL_DIR + "/" + RECORD_NAME
 FOLDERS = (".claude", ".claude/skills")  # the folders above the skill that adopt may create
+COPY = "scripts/sage_flags"  # N6: the runtime copy, in the skill folder beside the wrapper (scripts/sage-flags)
+PACKAGE = os.path.dirname(os.path.abspath(__file__))  # the running package: the copy's source
+WRAPPER_TEMPLATE = os.path.join(PACKAGE, "adopted", "wrapper.sh")  # package data (N6), read as a file
 _ADDED = ("handler", "group", "event", "hooks", "file")  # _settings_edit.ADDED (kept a leaf: no import of it)
 
 
@@ -55,6 +59,25 @@ def remove_dead_writers_temp_files(root: str) -> None:
     the skill folder and all below it), whatever file each was for; a live writer's are kept."""
     for folder in (".claude", ".codex", SKILL_DIR):
         _io.remove_stale_temp_files_in(os.fsencode(os.path.join(root, folder)), folder == SKILL_DIR)
+
+
+def runtime_copy() -> "Dict[str, bytes]":
+    """N6: the running package's pure-Python files and data, as the runtime copy holds them (relative to the skill
+    folder -> bytes): every ``.py`` file beside this module and every file of its data folders (``adopted/``,
+    ``bash/``, ``skill/``), never compiled code (``_native*``), ``__pycache__``, bytecode or a hidden file. The
+    same whether the package runs from a wheel or from a bundle's ``_vendor/``."""
+    files = {}
+    for folder, dirs, names in os.walk(PACKAGE):
+        dirs[:] = [name for name in dirs if name != "__pycache__" and not name.startswith(".")]
+        inside = os.path.relpath(folder, PACKAGE).replace(os.sep, "/")
+        for name in names:
+            if name.startswith((".", "_native")) or name.endswith((".pyc", ".pyo", ".so", ".pyd")):
+                continue
+            if inside == "." and not name.endswith(".py"):  # py.typed, _native.pyi: for type checkers only
+                continue
+            with open(os.path.join(folder, name), "rb") as handle:
+                files[COPY + "/" + (name if inside == "." else inside + "/" + name)] = handle.read()
+    return files
 
 
 def digest(data: bytes) -> str:

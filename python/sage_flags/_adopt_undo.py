@@ -120,11 +120,12 @@ def _expected_skill(root: str, record: "Optional[dict]", adopted: "Adopted") -> 
     named = {}
     for line in (found[0] if found else b"").decode("utf-8", "replace").splitlines()[:20]:
         key, _, value = line.partition("=")
-        if key in ("vocabulary", "adopted"):
+        if key in ("vocabulary", "adopted", "parser", "fingerprint"):
             named[key] = value
     if named.get("vocabulary") not in adopted.vocabularies or "adopted" not in named:
         return {}
-    files = adopted.skill_files(named["vocabulary"], named["adopted"])
+    watched = (named.get("parser", ""), named.get("fingerprint", "").replace("-", " "))
+    files = adopted.skill_files(named["vocabulary"], named["adopted"], *watched)
     return {rel: _adopt_files.digest(data) for rel, (data, _) in files.items()}
 
 

@@ -40,8 +40,8 @@ FORMS = {
     "adopted": ("sh .claude/skills/flag-parser/scripts/sage-flags", ".sage/work/<slug>/manifest.md", True),
 }
 ADOPTED_COMPATIBILITY = (
-    "'A Sage project adopted with `sage-flags adopt`: sage-flags on PATH or the vendored sage/bin/sage-flags,"
-    " a POSIX shell. No network.'"
+    "'A Sage project adopted with `sage-flags adopt`: a POSIX shell and python3 3.8 or newer (or sage-flags"
+    " installed) for the copy in scripts/; bash alone runs parse, batch and announce. No network.'"
 )
 PLACEHOLDER = re.compile(r"\{\{([a-z0-9-]+)\}\}")
 

@@ -1,13 +1,15 @@
 """``sage-flags adopt [--dry-run] [--vocabulary NAME [--no-verify] | --undo | --check]``: sage-flags into the Sage
 project here (SPEC 19).
 
-Run at the root of a Sage project. It finds the project's Sage release (``sage/VERSION``; a Sage 1.1 layout has
-``sage/core/flag_parser/`` and no VERSION) and the vocabulary that agrees with the project's own flag-parsing
-step (``_adopt_verify``, N2: the release's is tried first), then writes, under ``.claude/`` only (never
-under ``sage/``, which ``sage update`` deletes and copies again):
+Run at the root of a Sage project, which it recognises by Sage's own files only (N2): ``sage/VERSION`` (1.3 and
+later), else Sage 1.1's ``sage/core/workflows/`` and ``sage/core/registry.yaml``. It adopts the vocabulary that
+agrees with the project's own flag-parsing step (``_adopt_verify``, N2: the release's is tried first), then
+writes, under ``.claude/`` only (never under ``sage/``, which ``sage update`` deletes and copies again):
 
-- ``.claude/skills/flag-parser/``: the skill (Agent Skills form) and ``scripts/sage-flags``, a POSIX sh wrapper
-  that finds sage-flags at run time (PATH, then the vendored ``sage/bin/sage-flags``) and names the vocabulary;
+- ``.claude/skills/flag-parser/``: the skill (Agent Skills form), ``scripts/sage-flags``, a POSIX sh wrapper
+  that names the vocabulary, and ``scripts/sage_flags/``, a copy of the running package (its pure-Python files
+  and data) that the wrapper runs with python3, or its bash port with bash, where no sage-flags of its version is
+  installed: the folder is self-contained, for a teammate's clone and after ``sage update`` alike (N6);
 - the prompt hook in ``.claude/settings.json`` (the file a team commits; never ``settings.local.json``, which
   Sage rewrites), and in ``.codex/hooks.json`` where the project has ``.codex/``.
 
@@ -57,8 +59,12 @@ if TYPE_CHECKING:
     # (relative path, content, mode to keep or None for a new file, owner to keep, a new file's mode)
     Write = Tuple[str, bytes, Optional[int], Optional[Tuple[int, int]], int]
 
-NO_VERSION_LAYOUT = "1.1-layout"  # N2: the release a project with sage/core/flag_parser/ and no sage/VERSION has
+NO_VERSION_LAYOUT = "1.1-layout"  # N2: the release of a Sage 1.1 project (Sage's own files, no sage/VERSION)
 RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
+RELEASE_LINE_LIMIT = 256  # N2: sage/VERSION's first line ends within its first 256 bytes (the wrapper reads as many)
+CHECKED = re.compile(r"^[A-Za-z0-9.-]+$")  # N6: a release as the wrapper takes it (anything else: "unrecognised")
+PATH_TEXT = re.compile(r"^[A-Za-z0-9._/-]+$")  # N6.4: the parser's path in the project, as the wrapper holds it
+VERSION_TEXT = re.compile(r"^[A-Za-z0-9.+-]+$")  # N6: a version as the wrapper reads one from `--version`
 CLAUDE_MATCHER = "^(sage:)?(build|architect)$"  # K3: the workflows' commands, and a Sage plugin's
 HOOK_TIMEOUT = 10
 # N10: the command each Sage release's /build and /architect run to read their flags (no quote, no backslash).
@@ -89,17 +95,22 @@ KNOWN_RELEASES = ", ".join("Sage %s (%s)" % (_span(first, last), name) for first
 
 
 def project_release(root: str) -> "Optional[str]":
-    """N2: ``sage/VERSION``'s first line without surrounding blanks (as the wrapper's ``read`` takes it), else
-    NO_VERSION_LAYOUT for a Sage 1.1 layout, else None (no Sage project here)."""
+    """N2: the project's Sage release, read as the wrapper reads it: ``sage/VERSION``'s first line (its end within
+    the first RELEASE_LINE_LIMIT bytes, NUL bytes dropped as a shell's ``$(...)`` drops them, blanks around it
+    dropped), else NO_VERSION_LAYOUT for a Sage 1.1 project (Sage's own ``sage/core/workflows/`` and
+    ``sage/core/registry.yaml``; never ``sage/core/flag_parser/``, which the bundle lays down), else None."""
     version = os.path.join(root, "sage", "VERSION")
     if os.path.isfile(version):
         try:
             with open(version, "rb") as handle:
-                first = handle.read(4096).split(b"\n")[0].strip(b" \t")
+                head = handle.read(RELEASE_LINE_LIMIT).replace(b"\0", b"")
         except OSError as error:
             raise Refusal("cannot read sage/VERSION (%s)" % error.strerror) from None
-        return first.decode("utf-8", "replace")
-    if os.path.isdir(os.path.join(root, "sage", "core", "flag_parser")):
+        if b"\n" not in head and len(head) >= RELEASE_LINE_LIMIT:
+            raise Refusal("sage/VERSION's first line is %d bytes or longer: no Sage release" % RELEASE_LINE_LIMIT)
+        return head.split(b"\n")[0].strip(b" \t").decode("utf-8", "replace")
+    core = os.path.join(root, "sage", "core")
+    if os.path.isdir(os.path.join(core, "workflows")) and os.path.isfile(os.path.join(core, "registry.yaml")):
         return NO_VERSION_LAYOUT
     return None
 
@@ -108,12 +119,22 @@ def project_release(root: str) -> "Optional[str]":
 # What is written
 
 
-def wrapper_text(vocabulary: str, release: str) -> str:
-    """N6: the wrapper, with the adopted vocabulary and release (both checked: no quoting is needed)."""
-    from sage_flags._adopt_wrapper import WRAPPER_TEMPLATE
+def wrapper_text(vocabulary: str, release: str, parser: str = "", fingerprint: str = "") -> str:
+    """N6: the wrapper (package data, adopted/wrapper.sh) with the adopted vocabulary and release, this sage-flags'
+    version, the step's command, and the parser file and its fingerprint it watches (N6.4; empty: none), each
+    checked here (so none needs quoting)."""
+    import sage_flags
 
-    text = WRAPPER_TEMPLATE.replace("@VOCABULARY@", vocabulary).replace("@RELEASE@", release)
-    return text.replace("@STEP@", SAGE_STEPS[vocabulary])
+    values = {"VOCABULARY": vocabulary, "RELEASE": release, "VERSION": sage_flags.__version__}
+    values.update(PARSER=parser, FINGERPRINT=fingerprint.replace(" ", "-"))
+    for name, value in values.items():
+        if value and not {"VERSION": VERSION_TEXT, "PARSER": PATH_TEXT}.get(name, CHECKED).match(value):
+            raise ValueError("not a value the wrapper can hold unquoted: %s=%r" % (name, value))
+    with open(_adopt_files.WRAPPER_TEMPLATE, encoding="utf-8") as handle:
+        text = handle.read()
+    for name, value in dict(values, STEP=SAGE_STEPS[vocabulary]).items():
+        text = text.replace("@%s@" % name, value)
+    return text
 
 
 def claude_command(vocabulary: str) -> str:
@@ -141,14 +162,17 @@ def missing_notice() -> str:
     )
 
 
-def skill_files(vocabulary: str, release: str) -> "Dict[str, Tuple[bytes, int]]":
-    """N7: every file of the adopted skill directory, for the adopted vocabulary: relative path -> (content, the
-    mode a new file gets before the umask: 0666, the wrapper 0777; N9)."""
+def skill_files(
+    vocabulary: str, release: str, parser: str = "", fingerprint: str = ""
+) -> "Dict[str, Tuple[bytes, int]]":
+    """N6/N7: every file of the adopted skill directory, for the adopted vocabulary: relative path -> (content,
+    the mode a new file gets before the umask: 0666, the wrapper 0777; N9). The runtime copy included."""
     from sage_flags import _render
 
     rendered = _render.render(_render.load(vocabulary), "adopted")
     files = {rel: (text.encode("utf-8"), 0o666) for rel, text in rendered.items()}
-    files["scripts/sage-flags"] = (wrapper_text(vocabulary, release).encode("utf-8"), 0o777)
+    files.update((rel, (data, 0o666)) for rel, data in _adopt_files.runtime_copy().items())
+    files["scripts/sage-flags"] = (wrapper_text(vocabulary, release, parser, fingerprint).encode("utf-8"), 0o777)
     return files
 
 
@@ -185,9 +209,8 @@ def settings_plan(
     return (updated, info.st_mode & 0o7777, (info.st_uid, info.st_gid)), added
 
 
-def _skill_writes(root: str, vocabulary: str, release: str) -> "List[Write]":
+def _skill_writes(root: str, files: "Dict[str, Tuple[bytes, int]]") -> "List[Write]":
     """N7: the skill files to write (new, changed, or a wrapper that lost its execute bit)."""
-    files = skill_files(vocabulary, release)
     _safe_path(root, ".claude/skills")
     if os.path.islink(os.path.join(root, SKILL_DIR)):
         raise Refusal("%s is a symbolic link; remove it (sage-flags adopt writes the skill there itself)" % SKILL_DIR)
@@ -227,13 +250,27 @@ def _only_ours(skill: str, files: "Dict[str, Tuple[bytes, int]]") -> bool:
     return True
 
 
-def plan(root: str, vocabulary: "Optional[str]", verify: bool = True) -> "Tuple[List[str], List[Write]]":
-    """(the report's lines, the writes); raises Refusal before any write. N2: the vocabulary is the first that
-    agrees with the project's own step (B5's guess tried first); VERIFY False (--no-verify) takes VOCABULARY."""
+def _stale_files(root: str, old: "Optional[dict]", files: "Dict[str, Tuple[bytes, int]]") -> "List[str]":
+    """N6: the files an earlier adopt wrote that this one does not (a module the upgraded package no longer has),
+    where they are still as written (a changed one is the person's: kept, and undo says so)."""
+    stale = []
+    for rel, written in sorted(old["skill"].items() if old else []):
+        if rel not in files:
+            found = read_file(root, SKILL_DIR + "/" + rel, SKILL_FILE_LIMIT)
+            if found is not None and _adopt_files.digest(found[0]) == written:
+                stale.append(SKILL_DIR + "/" + rel)
+    return stale
+
+
+def plan(root: str, vocabulary: "Optional[str]", verify: bool = True) -> "Tuple[List[str], List[str], List[Write]]":
+    """(the report's lines, the files to remove, the writes); raises Refusal before any change. N2: the vocabulary
+    is the first that agrees with the project's own step (B5's guess tried first); VERIFY False (--no-verify) takes
+    VOCABULARY."""
     release = project_release(root)
     if release is None:
         raise Refusal(
-            "no Sage project here: neither sage/VERSION nor sage/core/flag_parser/ (run it at the project's root)"
+            "no Sage project here: neither sage/VERSION nor Sage 1.1's sage/core/workflows/ and"
+            " sage/core/registry.yaml (run it at the project's root)"
         )
     guess = vocabulary_for_release(release)
     vocabulary, verified = _adopt_verify.choose(root, vocabulary, guess, verify)
@@ -242,19 +279,23 @@ def plan(root: str, vocabulary: "Optional[str]", verify: bool = True) -> "Tuple[
             "Sage release %r is not one sage-flags knows (%s); choose a vocabulary by hand:"
             " sage-flags adopt --vocabulary NAME (%s)" % (release, KNOWN_RELEASES, ", ".join(VOCABULARIES))
         )
-    if not re.match(r"^[A-Za-z0-9.-]+$", release):
+    if not CHECKED.match(release):
         release = "unrecognised"  # as the wrapper names it: never a string that needs quoting
-    shown = "a Sage 1.1 layout (no sage/VERSION)" if release == NO_VERSION_LAYOUT else "Sage " + release
+    shown = "a Sage 1.1 project (no sage/VERSION)" if release == NO_VERSION_LAYOUT else "Sage " + release
     lines = ["sage-flags adopt: %s, vocabulary %s" % (shown, vocabulary), *verified]
 
     created = [folder for folder in FOLDERS if not os.path.lexists(os.path.join(root, folder))]
-    writes = _skill_writes(root, vocabulary, release)
+    watched = _adopt_verify.parser_files(root)  # N6.4: the one file the wrapper watches (none: our own drop-in)
+    found_fingerprint = _adopt_verify.fingerprint(root) if len(watched) == 1 else None
+    files = skill_files(vocabulary, release, *((watched[0], found_fingerprint) if found_fingerprint else ()))
+    writes = _skill_writes(root, files)
     old_record = _adopt_files.read_record(root)
-    lines.append(
-        ("  skill: %s/ (%d files written)" % (SKILL_DIR, len(writes)))
-        if writes
-        else "  skill: %s/ unchanged" % SKILL_DIR
-    )
+    stale = _stale_files(root, old_record, files)
+    if writes or stale:
+        removed = " (%d files written, %d removed)" % (len(writes), len(stale)) if stale else ""
+        lines.append("  skill: %s/%s" % (SKILL_DIR, removed or " (%d files written)" % len(writes)))
+    else:
+        lines.append("  skill: %s/ unchanged" % SKILL_DIR)
     targets = [(SETTINGS, "UserPromptExpansion", {"matcher": CLAUDE_MATCHER}, claude_command(vocabulary))]
     if os.path.isdir(os.path.join(root, ".codex")):
         targets.append((CODEX_HOOKS, "UserPromptSubmit", {}, codex_command(vocabulary)))
@@ -271,10 +312,10 @@ def plan(root: str, vocabulary: "Optional[str]", verify: bool = True) -> "Tuple[
         writes.append((rel, data, mode, owner, 0o666))
         shown = "updated" if mode is not None else "written"
         lines.append("  hook: %s %s (%s, /build and /architect)" % (rel, shown, event))
-    record = _record_write(root, old_record, created, facts, vocabulary, release)
+    record = _record_write(root, old_record, created, facts, files, vocabulary)
     if record:
         lines.append("  record: %s written (what adopt created, for sage-flags adopt --undo)" % RECORD)
-    return lines, record + writes
+    return lines, stale, record + writes
 
 
 def _record_write(
@@ -282,13 +323,13 @@ def _record_write(
     old: "Optional[dict]",
     created: "List[str]",
     facts: "Dict[str, Tuple[str, str]]",
+    files: "Dict[str, Tuple[bytes, int]]",
     vocabulary: str,
-    release: str,
 ) -> "List[Write]":
     """N13: the record of what adopt created, first (an adopt killed after it leaves a record that claims
     only what undo removes when it is empty), or nothing when it already says exactly that."""
     folders = created + (old["created"] if old else [])
-    skill = {rel: data for rel, (data, _) in skill_files(vocabulary, release).items()}
+    skill = {rel: data for rel, (data, _) in files.items()}
     parser = {"vocabulary": vocabulary, "parser": _adopt_verify.parser_files(root)}  # N2, N6: for --check, the wrapper
     found_fingerprint = _adopt_verify.fingerprint(root)
     if found_fingerprint is not None:
@@ -312,7 +353,10 @@ class Adopted:
 
     @staticmethod
     def is_sage_project(root: str) -> bool:
-        return project_release(root) is not None
+        try:
+            return project_release(root) is not None
+        except Refusal:  # a sage/VERSION adopt cannot read or take: Sage's file all the same
+            return True
 
 
 def _options(items: "Sequence[bytes]") -> "Tuple[bool, Optional[str], bool]":
@@ -346,6 +390,14 @@ def _verify_options(items: "Sequence[bytes]", named: "Optional[str]", undo: bool
     return check, not no_verify
 
 
+def _remove_emptied_folders(root: str, rel: str) -> None:
+    """The folders below the skill folder that a stale file's removal left empty (a data folder an upgrade
+    dropped)."""
+    while rel.startswith(SKILL_DIR + "/") and not os.listdir(os.path.join(root, rel)):
+        os.rmdir(os.path.join(root, rel))
+        rel = os.path.dirname(rel)
+
+
 def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
     """N1: NAMED is the vocabulary the call named before `adopt` (B2); adopt's own --vocabulary wins over it, and
     with neither the project's release decides (N2). --undo (N13) takes no vocabulary: it removes any."""
@@ -366,16 +418,20 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
 
         return _adopt_undo.run_undo(root, dry_run, Adopted())
     try:
-        lines, writes = plan(root, vocabulary, verify)
+        lines, stale, writes = plan(root, vocabulary, verify)
     except Refusal as refusal:
         _io.say("sage-flags: adopt: %s\n" % refusal)
         return REFUSED
     if dry_run:
-        lines = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
-        lines.append("  (dry run: nothing written)")
+        shown = [line.replace(" written", " to write").replace(" updated", " to update") for line in lines]
+        lines = [line.replace(" removed)", " to remove)") for line in shown] + ["  (dry run: nothing written)"]
     else:
         _adopt_files.remove_dead_writers_temp_files(root)  # N9: whether or not this run writes there
+        rel = ""
         try:
+            for rel in stale:  # first: a record written before them would no longer name them
+                os.unlink(os.path.join(root, rel))
+                _remove_emptied_folders(root, os.path.dirname(rel))
             for rel, data, mode, owner, new_mode in writes:
                 path = os.path.join(root, rel)
                 os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -383,7 +439,7 @@ def run_adopt(items: "Sequence[bytes]", named: "Optional[str]" = None) -> int:
         except OSError as error:
             _io.say("sage-flags: adopt: cannot write %s (%s)\n" % (os.fsdecode(error.filename or rel), error.strerror))
             return REFUSED
-        if not writes:
+        if not writes and not stale:
             lines.append("  nothing to do: already adopted")
     _write(("\n".join(lines) + "\n").encode("utf-8"))
     return OK

@@ -1,8 +1,12 @@
-"""`sage-flags adopt` in projects Sage's own installer made (issue 32; docs/SPEC.md section 19), offline (`make e2e`).
+"""`sage-flags adopt` in projects Sage's own installer made (issues 32, 43; docs/SPEC.md section 19), offline
+(`make e2e`).
 
 Each Sage release of ../shared/sage/ (1.3.21 and 1.1.5) is installed into a temporary HOME by its install.sh and
-`sage init` makes a project; adopt runs there; then `sage update`, and an upgrade (the other release's install.sh,
-then `sage update`) and back. Where ../shared/sage/ is missing the tests skip, naming it; under CI=true that fails.
+`sage init` makes a project; adopt runs there (through pip's install, and through the bundle's launcher); then
+`sage update`, after which the hook still answers through the skill folder's runtime copy with no sage-flags
+installed (python3 alone; a teammate's clone too; with neither python3 nor sage-flags, one notice), and an
+upgrade (the other release's install.sh, then `sage update`) and back. Where ../shared/sage/ is missing the tests
+skip, naming it; under CI=true that fails.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ EVENT = {
     "command_args": "--autonomus x",
     "prompt": "/build --autonomus x",
 }
+SHIP_IT = dict(EVENT, command_args="--subagents --parallel=3 Ship it!")
+SHIP_IT["prompt"] = "/build " + SHIP_IT["command_args"]
+SYSTEM = "/usr/local/bin:/usr/bin:/bin"  # python3, no sage-flags
 
 
 def require_sage(release: str) -> Path:
@@ -111,16 +118,20 @@ class Sage:
         (ours,) = [e for e in entries if ".claude/skills/flag-parser/scripts/sage-flags" in json.dumps(e)]
         return ours["hooks"][0]["command"]
 
-    def run_hook(self, shell: str, path: str) -> subprocess.CompletedProcess:
-        """The registered command as the harness runs it (a shell, CLAUDE_PROJECT_DIR, the event on stdin)."""
-        env = {"PATH": path, "CLAUDE_PROJECT_DIR": str(self.project), "HOME": str(self.home)}
+    def run_hook(
+        self, shell: str, path: str, event: dict = EVENT, project: "Path | None" = None
+    ) -> subprocess.CompletedProcess:
+        """The registered command as the harness runs it (a shell, CLAUDE_PROJECT_DIR, the event on stdin), in
+        PROJECT (a clone of this one) when given."""
+        project = project or self.project
+        env = {"PATH": path, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(self.home)}
         return subprocess.run(
             [shell, "-c", self.our_command()],
-            input=json.dumps(EVENT),
+            input=json.dumps(event),
             capture_output=True,
             text=True,
             env=env,
-            cwd=self.project,
+            cwd=project,
         )
 
 
@@ -166,14 +177,64 @@ def test_adopt_then_sage_update(sage: Sage):
     assert (sage.project / ".claude/skills/flag-parser/scripts/sage-flags").is_file()
     assert sage.adopt().stdout.endswith("nothing to do: already adopted\n")
     for shell in SHELLS:
-        # A teammate without sage-flags: one notice, no block.
-        answer = never_blocks(sage.run_hook(shell, "/usr/bin:/bin"))
-        assert "no sage-flags here" in answer["systemMessage"]
         # With sage-flags on PATH: its answer, as the adopted vocabulary gives it (the misspelt flag refused with
         # the suggestion: the person's own error, not our failure), status 0.
-        answer = never_blocks(sage.run_hook(shell, "%s:/usr/bin:/bin" % SAGE_FLAGS.parent))
+        answer = never_blocks(sage.run_hook(shell, "%s:%s" % (SAGE_FLAGS.parent, SYSTEM)))
         assert answer.get("decision") == "block", answer
         assert answer["reason"].startswith("Sage: Unknown flag '--autonomus'.") and "Did you mean" in answer["reason"]
+    answers_through_the_copy(sage, release)
+
+
+def answers_through_the_copy(sage: Sage, release: str) -> None:
+    """Issue 43: with no sage-flags installed, the skill folder's runtime copy answers through python3 (in the
+    project and in a teammate's clone of it); with neither python3 nor sage-flags, one notice and never a block."""
+    clone = sage.base / "teammate" / "proj"
+    shutil.copytree(sage.project, clone, symlinks=True)
+    for shell in SHELLS:
+        for project in (sage.project, clone):
+            ships(release, never_blocks(sage.run_hook(shell, SYSTEM, SHIP_IT, project)))
+        bare = sage.base / "bare-bin"
+        if not bare.exists():
+            bare.mkdir()
+            for tool in ("sh", "dash", "bash", "dd"):
+                found = shutil.which(tool, path=SYSTEM)
+                if found:
+                    (bare / tool).symlink_to(found)
+        notice = never_blocks(sage.run_hook(shell, str(bare), SHIP_IT))
+        assert list(notice) == ["systemMessage"] and "cannot answer here" in notice["systemMessage"], notice
+    shutil.rmtree(clone.parent)
+
+
+def ships(release: str, answer: dict) -> None:
+    """`/build --subagents --parallel=3 Ship it!` as the release's own vocabulary answers it."""
+    if release == "1.1.5":  # sage-1.1 has no --subagents: refused before Sage's step runs
+        assert answer.get("decision") == "block" and "Unknown flag '--subagents'" in answer["reason"], answer
+        return
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert '"subagents": true, "parallel": true' in context and '"parallel_lanes": 3' in context, context
+    assert "computed by sage-flags (vocabulary sage-1.3.18)" in context
+    assert "--subagents, --parallel=3" in answer["systemMessage"], answer
+
+
+@pytest.mark.parametrize("release", sorted(RELEASES))
+def test_the_bundle_adopts_and_sage_update_keeps_it_answering(tmp_path, release):
+    """Issue 43's vendored way: the bundle unpacked at the project's root and `sh sage/bin/sage-flags adopt`, with
+    python3 and no sage-flags installed; `sage update` then deletes the bundle's files under sage/, and the hook
+    answers the same through the skill folder's runtime copy (written from the bundle's _vendor/)."""
+    sage = Sage(tmp_path, release)
+    with tarfile.open(bundle_archive()) as bundle:
+        bundle.extractall(sage.project, filter="tar")
+    env = dict(sage.env, PATH=SYSTEM)
+    argv = ["sh", "sage/bin/sage-flags", "adopt"]
+    done = subprocess.run(argv, cwd=sage.project, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and "vocabulary %s" % RELEASES[release] in done.stdout, done
+    copy = sage.project / ".claude/skills/flag-parser/scripts/sage_flags"
+    assert (copy / "cli.py").is_file() and (copy / "bash/parse.sh").is_file() and not list(copy.rglob("*.so"))
+    for shell in SHELLS:
+        ships(release, never_blocks(sage.run_hook(shell, SYSTEM, SHIP_IT)))
+    sage.sage("update")
+    assert not (sage.project / "sage/bin/sage-flags").exists(), "sage update kept the bundle's launcher"
+    answers_through_the_copy(sage, release)
 
 
 def test_upgrade_and_back_gives_one_notice_then_readoption(tmp_path):
