@@ -46,6 +46,10 @@ def adopt(root: Path, *args: str, path: str = "") -> subprocess.CompletedProcess
     return subprocess.run([str(SAGE_FLAGS), "adopt", *args], cwd=root, capture_output=True, text=True, env=env)
 
 
+STEP_1_3 = "sage/runtime/tools/sage_flags.py"  # Sage 1.3's own flag-parsing step (N2)
+STAND_IN_STEP = "# a stand-in for Sage's sage_flags.py: adopt --no-verify never runs it\n"
+
+
 def sage_project(tmp_path: Path, release: str = "1.3.21") -> Path:
     root = tmp_path / "proj"
     (root / "sage/core").mkdir(parents=True)
@@ -112,7 +116,8 @@ def test_adopt_registers_keeps_everything_else_and_is_idempotent(tmp_path):
     assert (root / ".claude/settings.local.json").read_text() == "{not json"  # never touched
     assert tree(root / "sage") == sage_before  # nothing under sage/
     assert os.access(root / WRAPPER, os.X_OK)
-    assert "vocabulary=sage-1.3.18\nadopted=1.3.21\n" in (root / WRAPPER).read_text()
+    wrapper = (root / WRAPPER).read_text()
+    assert "\nvocabulary=sage-1.3.18\n" in wrapper and "\nadopted=1.3.21\n" in wrapper
     assert not (root / ".codex").exists()
 
     before = tree(root)
@@ -189,7 +194,9 @@ def test_the_adopted_codex_command_from_the_root_and_a_subfolder(tmp_path, shell
     root = sage_project(tmp_path, "1.1.5")
     (root / ".codex").mkdir()
     (root / "src/deep/.codex").mkdir(parents=True)  # a subfolder's own .codex/ (no wrapper beside it) is no root
-    assert adopt(root).returncode == 0
+    (root / STEP_1_3).parent.mkdir(parents=True)
+    (root / STEP_1_3).write_text(STAND_IN_STEP)  # Sage's own step, watched (N6.4); not run: --no-verify
+    assert adopt(root, "--vocabulary", "sage-1.1", "--no-verify").returncode == 0
     (entry,) = json.loads((root / ".codex/hooks.json").read_text())["hooks"]["UserPromptSubmit"]
     command = entry["hooks"][0]["command"]
     config = str(root / ".sage/config.yaml")
@@ -222,9 +229,12 @@ def test_the_adopted_codex_command_from_the_root_and_a_subfolder(tmp_path, shell
     event = codex_event("/build --autonomus x")
     copy = codex_run(shell, command, root / where, event, system_path())  # python3 and the project's copy
     assert copy.returncode == 0 and json.loads(copy.stdout)["decision"] == "block", copy
-    nothing = codex_run(shell, command, root / where, event, bare_bin(tmp_path, shell, "sh", "dd"))
+    nothing = codex_run(shell, command, root / where, event, bare_bin(tmp_path, shell, "sh", "cksum"))
     assert (nothing.returncode, nothing.stdout, nothing.stderr) == (0, "", ""), nothing
-    (root / "sage/VERSION").write_text("1.4.0\n")  # an upgrade: no answer from us, and no notice on each prompt
+    (root / "sage/VERSION").write_text("1.4.0\n")  # an upgrade that leaves the parser alone: still answered
+    kept = codex_run(shell, command, root / where, event, with_program)
+    assert json.loads(kept.stdout)["decision"] == "block", kept
+    (root / STEP_1_3).write_text(STAND_IN_STEP + "# a patch\n")  # the parser changed: no answer, no notice
     changed = codex_run(shell, command, root / where, event, with_program)
     assert (changed.returncode, changed.stdout, changed.stderr) == (0, "", ""), changed
     shutil.rmtree(root / SKILL_DIR)
@@ -372,9 +382,11 @@ def test_wrapper_runs_the_program_on_path_with_the_vocabulary(tmp_path, shell):
 @pytest.mark.parametrize("shell", SHELLS)
 def test_wrapper_never_blocks(tmp_path, shell):
     root = sage_project(tmp_path)
-    assert adopt(root).returncode == 0
+    (root / STEP_1_3).parent.mkdir(parents=True)
+    (root / STEP_1_3).write_text(STAND_IN_STEP)  # Sage's own step, watched (N6.4); not run: --no-verify
+    assert adopt(root, "--vocabulary", "sage-1.3.18", "--no-verify").returncode == 0
     # Neither python3 nor a sage-flags anywhere (K11: bash reads no JSON): one notice, status 0.
-    bare = bare_bin(tmp_path, shell, "sh", "dd", "bash")
+    bare = bare_bin(tmp_path, shell, "sh", "cksum", "bash")
     nothing = system_message(hook_run(root, shell, bare))
     assert "cannot answer here: no sage-flags %s on PATH and no python3" % VERSION in nothing
     # A program of this version that fails (status 2): one notice, status 0.
@@ -382,14 +394,19 @@ def test_wrapper_never_blocks(tmp_path, shell):
     fake_program(bin_dir, "echo 'sage-flags: unknown subcommand' >&2\nexit 2\n")
     failing = hook_run(root, shell, str(bin_dir) + os.pathsep + system_path())
     assert "could not answer (status 2)" in system_message(failing) and not failing.stderr
-    # The release changed (an upgrade): one notice naming how to re-adopt; the program is not run.
+    # The release changed but the parser did not (issue 44, N6.4): the program still runs.
     (bin_dir / "argv").unlink()
     (root / "sage/VERSION").write_text("1.4.0\n")
+    hook_run(root, shell, str(bin_dir) + os.pathsep + system_path())
+    assert (bin_dir / "argv").exists()
+    # The parser changed: one notice naming how to re-adopt; the program is not run.
+    (bin_dir / "argv").unlink()
+    (root / STEP_1_3).write_text(STAND_IN_STEP + "# a patch\n")
     changed = system_message(hook_run(root, shell, str(bin_dir) + os.pathsep + system_path()))
-    assert "now 1.4.0, not 1.3.21" in changed and "sage-flags adopt" in changed
+    assert "flag parser (%s) changed" % STEP_1_3 in changed and "sage-flags adopt" in changed
     assert not (bin_dir / "argv").exists()
-    (root / "sage/VERSION").write_text('1.3.21"\\\n')
-    assert "now unrecognised" in system_message(hook_run(root, shell, system_path()))
+    (root / STEP_1_3).unlink()  # gone: the same
+    assert "changed since sage-flags adopt" in system_message(hook_run(root, shell, system_path()))
     # The wrapper itself is gone (sage update cannot take it, a person can): one notice, status 0.
     shutil.rmtree(root / ".claude/skills/flag-parser")
     assert "is missing" in system_message(hook_run(root, shell, system_path()))

@@ -286,7 +286,7 @@ def test_a_named_vocabulary_is_verified_and_no_verify_says_so(sage_1_3_21: Path,
 def test_our_own_drop_in_has_nothing_to_verify(sage_1_1_5: Path, tmp_path: Path) -> None:
     """A vendored Sage 1.1 project: the bundle's parse.sh replaced Sage's, so the step /build runs is ours."""
     root = copy(sage_1_1_5, tmp_path)
-    shutil.copyfile(ROOT / "sage/core/flag_parser/parse.sh", root / BASH_STEP)
+    shutil.copyfile(ROOT / "python/sage_flags/bash/parse.sh", root / BASH_STEP)  # as the bundle lays it, B7
     done = adopt(root)
     assert done.returncode == 0 and "is sage-flags' own drop-in" in done.stdout, done
     record = json.loads((root / RECORD).read_text())

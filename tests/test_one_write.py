@@ -16,6 +16,7 @@ from typing import Dict, List, Optional
 
 import pytest
 from sage_flags._adopt_files import SETTINGS, SKILL_DIR
+from sage_flags.adopt import skill_files
 
 from parity.optional import skip_without_program
 from tests.sage_step import lay_own_step
@@ -176,11 +177,12 @@ def test_old_named_temp_files_go_only_when_ours_and_dead(tmp_path):
 def test_a_write_that_fails_names_its_file_as_text_and_leaves_no_temp_file(tmp_path):
     """N4, N9: a write the system refuses is status 3 and one line naming the file as a person reads it (not
     Python's b'...'), and its temp file is gone. Here: a project so deep that every file adopt reads has a path
-    the system takes, but the record's temp file (`..adopted.json.sage-flags-tmp.<pid>`) does not."""
+    the system takes, but the temp file of the longest (`.NAME.sage-flags-tmp.<pid>` beside it) does not."""
     deep = tmp_path
     while len(str(deep)) < 4000 - 200:
         deep = deep / ("d" * 200)
-    deep = deep / ("p" * (4038 - len(str(deep)) - 1))  # its longest file: 4095 bytes, PATH_MAX - 1
+    longest = max(len(SKILL_DIR + "/" + rel) for rel in skill_files("sage-1.3.18", "1.3.21"))  # the runtime copy's
+    deep = deep / ("p" * (4095 - len(str(deep)) - 2 - longest))  # its longest file: 4095 bytes, PATH_MAX - 1
     deep.mkdir(parents=True)
     (deep / "sage/core").mkdir(parents=True)
     (deep / "sage/VERSION").write_text("1.3.21\n")

@@ -196,7 +196,7 @@ def answers_through_the_copy(sage: Sage, release: str) -> None:
         bare = sage.base / "bare-bin"
         if not bare.exists():
             bare.mkdir()
-            for tool in ("sh", "dash", "bash", "dd"):
+            for tool in ("sh", "dash", "bash", "cksum"):
                 found = shutil.which(tool, path=SYSTEM)
                 if found:
                     (bare / tool).symlink_to(found)

@@ -23,7 +23,7 @@ step='@STEP@'
 # The caller's environment cannot steer what runs (as in sage/bin/sage-flags): no function named like a command
 # used here, no CDPATH (cd would print), no file run by the bash port before its first line. LC_ALL=C: bytes.
 set -f
-unset -f printf command cd pwd read dd python3 bash
+unset -f printf command cd pwd read cksum python3 bash
 unset CDPATH BASH_ENV ENV
 command unset SHELLOPTS BASHOPTS 2>/dev/null || :
 LC_ALL=C
