@@ -121,9 +121,12 @@ def _collect(process: "subprocess.Popen", limit: float) -> "Tuple[Optional[int],
 
 
 def _kill(process: "subprocess.Popen") -> None:
+    killpg = getattr(os, "killpg", None)  # the step's whole process group, where there are groups (not Windows)
     try:
-        os.killpg(process.pid, 9)
-    except (AttributeError, OSError):
+        if killpg is None:
+            raise OSError
+        killpg(process.pid, 9)
+    except OSError:
         process.kill()
     process.wait()
 
