@@ -203,8 +203,8 @@ def test_the_bash_layer_fails_open_with_an_unknown_vocabulary(tmp_path: Path) ->
 
 
 def test_the_drop_in_that_cannot_import_the_package_fails_open_with_k8s_line(tmp_path: Path) -> None:
-    """A vendored sage/ with no copy of the package that carries the named vocabulary (no _vendor/, the installed
-    one without it): status 3 either way (D19), and under `hook` K8's one line."""
+    """A vendored sage/ with no copy of the package (no _vendor/; an installed one is never run, D25): status 3
+    either way (D19), and under `hook` K8's one line."""
     project = vendored(tmp_path)
     shutil.rmtree(project / "sage" / "core" / "flag_parser" / "_vendor")
     env = env_without_vocabulary(SAGE_FLAGS_BACKEND="python", SAGE_FLAGS_VOCABULARY="sage-9")
@@ -214,7 +214,7 @@ def test_the_drop_in_that_cannot_import_the_package_fails_open_with_k8s_line(tmp
     assert outcome(hook) == (
         3,
         b"",
-        k8(b"cannot run: the sage_flags package is not installed (pip install sage-flags)"),
+        k8(b"cannot run: no copy of the sage_flags package beside this drop-in (unpack the bundle again)"),
     ), hook
     parse = subprocess.run([*argv, "parse", "go"], capture_output=True, env=env, cwd=cwd, timeout=60)
     assert (parse.returncode, parse.stdout) == (3, b"") and parse.stderr.startswith(b"core.flag_parser: cannot run")

@@ -160,21 +160,23 @@ def test_the_release_table_in_spec_is_the_generated_one() -> None:
     assert generate.release_table(generate.load_build(ROOT)) in spec
 
 
-def test_the_drop_in_passes_over_an_installed_package_without_the_vocabulary(tmp_path: Path) -> None:
-    """B6: an installed sage_flags from before vocabularies (no _vocab.NAMES) serves sage-1.1 alone: the drop-in
-    uses it for that, and the copy beside it (here the checkout's) for any other name; never its rules for those."""
+def test_the_drop_in_never_runs_an_installed_package(tmp_path: Path) -> None:
+    """Issue 42, one chooser (D25): the drop-in runs the copy it ships (here the checkout's), never an installed
+    sage_flags, whatever the vocabulary: an old install first on the path answers nothing."""
     old = tmp_path / "site" / "sage_flags"
     old.mkdir(parents=True)
     (old / "__init__.py").write_text("from sage_flags import _vocab\n")
     (old / "_vocab.py").write_text('MODES = (("quality_locked", "quality-locked"), ("autonomous", "autonomous"))\n')
     (old / "cli.py").write_text("import sys\ndef main(argv=None):\n    print('the old install')\n    return 0\n")
     env = {"PYTHONPATH": str(tmp_path / "site")}
-    seed = run([PYTHON, "-B", "-m", "core.flag_parser", "parse", "--subagents go"], env, cwd=ROOT / "sage")
-    assert (seed.returncode, seed.stdout) == (0, b"the old install\n")  # the record (sage-1.1): the install serves
-    for name in ("sage-1.3", "sage-1.3.18"):
+    for name, subagents in (("", False), ("sage-1.3", True), ("sage-1.3.18", True)):
         named = run(
             [PYTHON, "-B", "-m", "core.flag_parser", "parse", "--subagents go"],
             {**env, "SAGE_FLAGS_VOCABULARY": name},
             cwd=ROOT / "sage",
         )
-        assert (named.returncode, json.loads(named.stdout)["subagents"]) == (0, True), named.stderr
+        assert b"the old install" not in named.stdout, named
+        if subagents:
+            assert (named.returncode, json.loads(named.stdout)["subagents"]) == (0, True), named.stderr
+        else:
+            assert named.returncode == 1 and b"Unknown flag '--subagents'" in named.stdout, named

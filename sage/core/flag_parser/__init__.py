@@ -8,14 +8,13 @@ behaves exactly like ``sage-flags parse``. The modules keep every name of Sage 1
 (docs/SPEC.md N8.1): ``__version__`` here, ``core.flag_parser.parser``'s ``parse``, ``ParseResult`` and flag
 sets, ``core.flag_parser.config_loader.load_defaults``; so Sage's own ``core/flag_parser/cli.py`` and tests
 still run.
-All of it delegates to the ``sage_flags`` package, the first found of: the
-installed one; the repository's python/ when this directory is used from a
-checkout; the copy in _vendor/ that the vendorable bundle carries (built from
-python/ by ``make bundle``, never kept in git), so that a Sage project that
-copied this directory needs nothing but python3 (docs/IMPLEMENTATION.md D25).
+All of it delegates to the ``sage_flags`` package this directory ships, never an installed one (one chooser,
+issue 42): the copy in _vendor/ that the bundle carries (built from python/ by ``make dist``, never kept in git),
+or the repository's python/ when this directory is used from a checkout; so a Sage project that unpacked the
+bundle needs nothing but python3 (docs/IMPLEMENTATION.md D25).
 The vocabulary (docs/SPEC.md B6): SAGE_FLAGS_VOCABULARY's (empty: none named), else sage-1.1, the package's
 default: this step only ever runs as Sage 1.1's own. The name is taken as it is (no trimming); the package judges
-it (B3). A copy of the package that does not carry it is passed over, never run with its own rules.
+it (B3).
 """
 
 import os
@@ -23,8 +22,8 @@ import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 PLACES = (
-    os.path.normpath(os.path.join(_HERE, "..", "..", "..", "python")),  # a checkout
     os.path.join(_HERE, "_vendor"),  # the bundle
+    os.path.normpath(os.path.join(_HERE, "..", "..", "..", "python")),  # a checkout
 )
 OLDEST_PYTHON = (3, 8)  # docs/IMPLEMENTATION.md D28; this file and __main__.py parse under Python 2.7 for that check
 
@@ -33,20 +32,10 @@ def import_sage_flags():  # type: ignore[no-untyped-def]
     """The sage_flags package, or ImportError when no copy is there or this Python is too old for it."""
     if sys.version_info < OLDEST_PYTHON:
         raise ImportError("sage_flags needs Python 3.8 or newer; this is Python %d.%d" % sys.version_info[:2])
-    name = vocabulary()
-    try:
-        import sage_flags
-
-        if serves(name):
-            return sage_flags
-        for module in [m for m in sys.modules if m == "sage_flags" or m.startswith("sage_flags.")]:
-            del sys.modules[module]  # an install without this vocabulary: the copy here carries it
-    except ImportError:
-        pass
     place = next((p for p in PLACES if os.path.isfile(os.path.join(p, "sage_flags", "__init__.py"))), None)
     if place is None:
-        raise ImportError("the sage_flags package is not installed (pip install sage-flags)")
-    sys.path.insert(0, place)
+        raise ImportError("no copy of the sage_flags package beside this drop-in (unpack the bundle again)")
+    sys.path.insert(0, place)  # before the installed packages: this drop-in runs its own copy
     import sage_flags
 
     return sage_flags
@@ -67,13 +56,6 @@ def in_vocabulary(function):  # type: ignore[no-untyped-def]
 
         return functools.partial(function, vocabulary=name)
     return function
-
-
-def serves(name):  # type: (str) -> bool
-    """Whether the imported sage_flags carries vocabulary ``name`` (one without NAMES predates vocabularies:
-    it carries the seed's alone)."""
-    names = getattr(sys.modules.get("sage_flags._vocab"), "NAMES", ("sage-1.1",))
-    return not name or name in names
 
 
 def __getattr__(name):  # type: (str) -> str
