@@ -18,9 +18,6 @@ MAX_STRING_DATA_LINES = 150
 # Generated modules (`make generate` writes them from spec/flags.toml; their size follows the data; the string-data
 # bound holds for them too). A module is in this list only when its first line says it is generated.
 GENERATED = {"_vocab.py"}
-# Issue 42: _adopt_wrapper.py (the adopted wrapper as a Python string) is being replaced by a package data file
-# (python/sage_flags/adopt/wrapper.sh or similar) in another branch; exempt from the string-data bound until then.
-STRING_DATA_EXEMPT = {"_adopt_wrapper.py"}
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 
@@ -72,7 +69,7 @@ def test_no_hand_written_module_is_over_the_bound(module: Path):
 def test_no_module_carries_more_than_the_bound_of_string_data(module: Path):
     name = module.relative_to(PACKAGE).as_posix()
     data = string_data_lines(module.read_text(encoding="utf-8"))
-    assert name in STRING_DATA_EXEMPT or data <= MAX_STRING_DATA_LINES, "%s holds %d lines of string data" % (
+    assert data <= MAX_STRING_DATA_LINES, "%s holds %d lines of string data" % (
         name,
         data,
     )
