@@ -308,7 +308,8 @@ def test_interactive_codex_refuses_slash_build_before_any_hook(tui_project):
 def test_an_adopted_project_from_the_root_and_a_subfolder(tmp_path, where):
     """`sage-flags adopt` (SPEC N5) replaces the shipped entry with K9's adopted form, which runs the skill's
     wrapper at the nearest folder up with .codex/hooks.json: parse's line then N10's facts reach the model; a bad flag
-    makes no request; with the wrapper's program gone (no sage-flags anywhere) the prompt goes on, unblocked."""
+    makes no request; with nothing for the wrapper to run (no runtime copy, no sage-flags on PATH) the prompt goes
+    on, unblocked."""
     project = make_project(tmp_path, "vendored")
     adopt = Path(sys.executable).parent / "sage-flags"
     done = subprocess.run([str(adopt), "adopt"], cwd=project.root, capture_output=True, text=True, env=project.env)
@@ -329,7 +330,8 @@ def test_an_adopted_project_from_the_root_and_a_subfolder(tmp_path, where):
 
     assert run_codex(project, where, "/build " + TYPO).requests == [], "a blocked prompt reached the model"
 
-    shutil.rmtree(project.root / "sage")  # and none on PATH: the wrapper finds no sage-flags
+    # The runtime copy gone (N6.1), and none on PATH: the wrapper finds nothing to run (K11's notice, none for Codex).
+    shutil.rmtree(project.root / ".claude/skills/flag-parser/scripts/sage_flags")
     turn = run_codex(project, where, "/build " + TYPO)
     why = turn.describe()
     assert len(turn.requests) == 1 and turn.hook_contexts() == [], why
