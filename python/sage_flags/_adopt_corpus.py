@@ -35,7 +35,7 @@ DELIBERATE = (
         ("python", "bash"),
     ),
     ("a separator other than a space after a flag (Sage 1.1's parse.sh splits at spaces only)", ("bash",)),
-    ("a non-ASCII digit in a number (Sage 1.3's isdigit takes `=٣` after a value mode as 3 and fails on `²`)", ("python",)),
+    ("a non-ASCII digit in a number (Sage 1.3's isdigit takes `=٣` as 3, fails on `²`)", ("python",)),
     ("a config with CRLF line ends, a BOM, a NUL, over 64 KiB, or not UTF-8 (C12, C13, H1)", ("python", "bash")),
 )
 
