@@ -3,8 +3,9 @@
 - metadata: every field listed as dynamic in pure-wheel/pyproject.toml is the root pyproject.toml's
   (the readme file read from the repository root);
 - files: python/sage_flags, every .py file and py.typed, and every file of its data folders (skill/: the skill's
-  templates and data, read by sage_flags._render; bash/: the bash port; help/: the help text, read by sage_flags._help), nothing compiled and no stub of the
-  compiled core (_native.pyi), whatever `make setup` left in the directory.
+  templates and data, read by sage_flags._render; bash/: the bash port; help/: the help text, read by
+  sage_flags._help; adopted/: the wrapper), nothing compiled and no stub of the compiled core (_native.pyi),
+  whatever `make setup` left in the directory.
 """
 
 from pathlib import Path
