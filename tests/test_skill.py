@@ -214,7 +214,7 @@ def test_the_skill_states_the_fallback_and_the_layer_order() -> None:
     texts = {path.name: path.read_text(encoding="utf-8") for path in skill_files()}
     assert "\n    " + FALLBACK + "\n" in texts["prose-rules.md"]
     layers = texts["layers.md"]
-    order = [layers.index(word) for word in ("1. **python3**", "2. **bash**")]
+    order = [layers.index(word) for word in ("1. **installed**", "2. **python3**", "3. **bash**")]
     assert order == sorted(order)
     # The vocabulary's listings are the renderer's (SPEC G8), in the templates as placeholders.
     templates = ROOT / "python" / "sage_flags" / "skill"
