@@ -176,14 +176,14 @@ def test_the_worked_hook_example_is_the_hooks_context(tmp_path: Path) -> None:
     where = [n for n, (kind, body) in enumerate(blocks) if kind == "console" and " hook claude-code " in body]
     assert len(where) == 1 and blocks[where[0] + 1][0] == "text", "examples.md: the hook's block, then its context"
     console, shown = blocks[where[0]][1], blocks[where[0] + 1][1]
-    call = r"\$ (sage/bin/sage-flags hook claude-code [^<]*) <<'(\w+)'\n> (.*?)\n> \4\n"
+    call = r"\$ (%s hook claude-code [^<]*) <<'(\w+)'\n> (.*?)\n> \4\n" % re.escape(_render.LAUNCHER)
     found = re.match(r"\$ cat (\S+)\n(.*?)\n" + call, console, re.S)
     assert found, "examples.md: the hook's block starts with the config file, then the hook's call"
     config, config_text, command, _, event = found.groups()
     assert json.loads(event)["hook_event_name"] == "UserPromptExpansion" and shown.startswith(f"{HOOK_LABEL} for /")
     (tmp_path / config).parent.mkdir(parents=True)
     (tmp_path / config).write_text(config_text + "\n", encoding="utf-8")
-    argv = command.split()[1:]
+    argv = command[len(_render.LAUNCHER) :].split()
     for entry in ([str(vendored_bundle() / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
         done = subprocess.run(entry + argv, input=event.encode() + b"\n", capture_output=True, cwd=tmp_path, timeout=60)
         assert (done.returncode, done.stderr) == (0, b""), entry

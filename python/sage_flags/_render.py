@@ -31,9 +31,9 @@ SKILL = Path(__file__).resolve().parent / "skill"
 DATA = "vocabularies.json"
 TEMPLATES = ("SKILL.md", "references/examples.md", "references/layers.md", "references/prose-rules.md")
 TEMPLATES += ("references/troubleshooting.md",)
-PROGRAM = "sage/bin/sage-flags"  # what the examples call (tests/test_skill.py stands a layer in for it)
 QUIET = " 2>/dev/null"  # a command whose first line holds it writes one stderr line; any other writes none
-LAUNCHER = "sh .claude/skills/flag-parser/scripts/sage-flags"  # the adopted wrapper (N6), from the project root
+WRAPPER = ".claude/skills/flag-parser/scripts/sage-flags"  # adopt's wrapper (N6), from the project root
+LAUNCHER = "sh " + WRAPPER  # what every command calls; the examples' too (the tests stand a layer in for it)
 MANIFEST = ".sage/work/<slug>/manifest.md"  # Sage's cycle manifest
 FORMS = ("adopted",)  # adopt's argument to render(): the one form
 PLACEHOLDER = re.compile(r"\{\{([a-z0-9-]+)\}\}")
@@ -216,9 +216,9 @@ def vocabulary_example(vocab) -> str:
     return (
         "\n".join(_wrap(said, 78))
         + "\n\n```console\n"
-        + "$ %s parse" % PROGRAM
+        + "$ %s parse" % LAUNCHER
         + heredoc % " ".join(typed)
-        + "$ %s announce build" % PROGRAM
+        + "$ %s announce build" % LAUNCHER
         + heredoc % " ".join(bare)
         + "```\n\n"
     )
