@@ -2,7 +2,7 @@
 
 The skill ships only as package data (python/sage_flags/skill/: templates and vocabularies.json), rendered by the
 package's one renderer (sage_flags._render) when `sage-flags adopt` writes it (docs/SPEC.md G8): nothing of it is
-kept rendered in the repository. The tests read the default vocabulary's rendering in the `vendored` form,
+kept rendered in the repository. The tests read the default vocabulary's rendering, as adopt writes it,
 written here into build/skill/<content hash>/flag-parser: SKILL.md (frontmatter, then the body an agent reads at
 every workflow start) and references/*.md (one level, read when the body says so).
 `python tests/skill_files.py` prints that folder (make lint-skill validates it).
@@ -27,7 +27,7 @@ def _rendered_skill() -> Path:
     """The default vocabulary's skill, written once per content (by rename: processes never see half of it)."""
     from sage_flags import _render, _vocab
 
-    files = _render.render(_render.load(_vocab.DEFAULT), "vendored")
+    files = _render.render(_render.load(_vocab.DEFAULT))
     digest = hashlib.sha256(repr(sorted(files.items())).encode("utf-8")).hexdigest()[:16]
     where = ROOT / "build" / "skill" / digest
     if not where.is_dir():

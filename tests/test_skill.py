@@ -3,11 +3,12 @@
 An example is a ```console block in SKILL.md or one of its reference files, a shell session run from a fresh
 project directory:
 - `$ cat FILE` followed by lines creates FILE holding those lines;
-- any other `$ ` line is a command that calls `sage/bin/sage-flags` (alone, or fed by `printf ... |`), with its
-  heredoc's lines after it as `> ` continuation lines, as bash shows them; it is followed by its exact stdout,
-  then `$ echo $?` and the status. bash runs the command exactly as written, with `sage/bin/sage-flags` being
-  the layer under test, so the example means what it means typed in a shell. Stderr must be empty, unless the
-  command's first line holds `2>/dev/null`: then (that redirection left out) exactly one line.
+- any other `$ ` line is a command that calls adopt's wrapper, `sh .claude/skills/flag-parser/scripts/sage-flags`
+  (alone, or fed by `printf ... |`), with its heredoc's lines after it as `> ` continuation lines, as bash shows
+  them; it is followed by its exact stdout, then `$ echo $?` and the status. bash runs the command exactly as
+  written, with the wrapper being the layer under test, so the example means what it means typed in a shell.
+  Stderr must be empty, unless the command's first line holds `2>/dev/null`: then (that redirection left out)
+  exactly one line.
 Any other command in a console block fails the test: the skill holds no unchecked example.
 """
 
@@ -21,12 +22,13 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+from sage_flags import _render
 from skill_files import skill_files
 
 from parity.layers import PYTHON, ROOT, SAGE_FLAGS, available_layers, bash_interpreters, vendored_bundle
 
 LAUNCHER = vendored_bundle() / "sage" / "bin" / "sage-flags"  # the bundle's launcher runs its own package (L1)
-PROGRAM = "sage/bin/sage-flags"
+PROGRAM = _render.LAUNCHER  # what the examples call, as adopt's skill does
 FEED = re.compile(r"printf '[^']*' \| ")  # the one way an example may feed standard input besides a heredoc
 QUIET = " 2>/dev/null"
 FALLBACK = (
@@ -132,7 +134,7 @@ def runners(subcommand: str) -> Dict[str, Runner]:
 
 
 def stand_in(layer_for: Dict[str, Runner]) -> str:
-    """A `sage/bin/sage-flags` that runs each subcommand through the layer under test (POSIX sh)."""
+    """A wrapper that runs each subcommand through the layer under test (POSIX sh)."""
     cases = []
     for sub, (argv, env) in sorted(layer_for.items()):
         assignments = "".join(f"{name}={shlex.quote(value)} " for name, value in sorted(env.items()))
@@ -145,7 +147,7 @@ def stand_in(layer_for: Dict[str, Runner]) -> str:
 
 
 def run_example(example: Example, layer_for: Dict[str, Runner], workdir: Path) -> None:
-    program = workdir / PROGRAM
+    program = workdir / _render.WRAPPER
     program.parent.mkdir(parents=True)
     program.write_text(stand_in(layer_for))
     program.chmod(0o755)
@@ -214,7 +216,7 @@ def test_the_skill_states_the_fallback_and_the_layer_order() -> None:
     texts = {path.name: path.read_text(encoding="utf-8") for path in skill_files()}
     assert "\n    " + FALLBACK + "\n" in texts["prose-rules.md"]
     layers = texts["layers.md"]
-    order = [layers.index(word) for word in ("1. **python3**", "2. **bash**")]
+    order = [layers.index(word) for word in ("1. **installed**", "2. **python3**", "3. **bash**")]
     assert order == sorted(order)
     # The vocabulary's listings are the renderer's (SPEC G8), in the templates as placeholders.
     templates = ROOT / "python" / "sage_flags" / "skill"
@@ -229,17 +231,17 @@ def test_the_parser_rejects_an_unchecked_example() -> None:
     with pytest.raises(AssertionError, match="cannot check"):
         parse_examples("```console\n$ rm -rf /\n```\n")
     with pytest.raises(AssertionError, match="cannot check"):
-        parse_examples("```console\n$ sage/bin/sage-flags parse x | sh\n```\n")
+        parse_examples("```console\n$ " + PROGRAM + " parse x | sh\n```\n")
     with pytest.raises(AssertionError, match="echo"):
-        parse_examples("```console\n$ sage/bin/sage-flags parse x\n{}\n```\n")
+        parse_examples("```console\n$ " + PROGRAM + " parse x\n{}\n```\n")
     with pytest.raises(AssertionError, match="never closed"):
-        parse_examples("```console\n$ sage/bin/sage-flags parse --stdin <<'T'\n> x\n```\n")
-    block = "```console\n$ sage/bin/sage-flags parse --stdin 2>/dev/null <<'T'\n> a\tb\n> T\nout\n$ echo $?\n1\n```\n"
+        parse_examples("```console\n$ " + PROGRAM + " parse --stdin <<'T'\n> x\n```\n")
+    block = "```console\n$ " + PROGRAM + " parse --stdin 2>/dev/null <<'T'\n> a\tb\n> T\nout\n$ echo $?\n1\n```\n"
     (example,) = parse_examples(block)
     (command,) = example.steps
     assert isinstance(command, Command)
     assert (command.script, command.stdout, command.status) == (
-        "sage/bin/sage-flags parse --stdin <<'T'\na\tb\nT",
+        PROGRAM + " parse --stdin <<'T'\na\tb\nT",
         b"out\n",
         1,
     )
@@ -249,7 +251,7 @@ def test_the_parser_rejects_an_unchecked_example() -> None:
 def test_a_wrong_example_fails(tmp_path: Path) -> None:
     """The runner is not a rubber stamp: a wrong stdout, status or stray stderr line is caught."""
     layer_for = {"parse": runners("parse")["launcher"]}
-    good = "```console\n$ sage/bin/sage-flags parse --stdin <<'T'\n> -- x\n> T\n%s\n$ echo $?\n%s\n```\n"
+    good = "```console\n$ " + PROGRAM + " parse --stdin <<'T'\n> -- x\n> T\n%s\n$ echo $?\n%s\n```\n"
     line = (
         '{"quality_locked": false, "autonomous": false, "goal": "x", "error": null, '
         '"quality_locked_source": null, "autonomous_source": null}'
@@ -260,7 +262,7 @@ def test_a_wrong_example_fails(tmp_path: Path) -> None:
             run_example(parse_examples(wrong)[0], layer_for, tmp_path / f"wrong-{n}")
     with pytest.raises(AssertionError):  # status 2 writes one stderr line; without 2>/dev/null that fails
         run_example(
-            parse_examples("```console\n$ sage/bin/sage-flags parse --config-path\n$ echo $?\n2\n```\n")[0],
+            parse_examples("```console\n$ " + PROGRAM + " parse --config-path\n$ echo $?\n2\n```\n")[0],
             layer_for,
             tmp_path / "noisy",
         )

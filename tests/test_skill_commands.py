@@ -4,8 +4,9 @@ Every command is extracted from SKILL.md, its reference files and the old path's
 fenced code block but a ```text one, a program's output (a console block's `$ ` lines; in any block, heredoc
 bodies are the user's text, not command lines), each indented code line, and each inline code span of the
 prose. A call of ours that takes the user's text (`parse`, `announce`, `resume`, through any entry: the
-launcher, `sage-flags`, `python3 -m core.flag_parser`, `python -m sage_flags`, the bash scripts, or a span that
-starts with the subcommand) fails the lint when
+wrapper or launcher, `sage-flags`, `python3 -m core.flag_parser`, `python -m sage_flags`, python3 with the adopted
+copy (`-c '... sage_flags.cli ...' FOLDER`), the bash scripts, or a span that starts with the subcommand; after
+`--vocabulary NAME`) fails the lint when
 
 - an option of ours (`--config-path`, `--config-path=...`, `--stdin`) comes after the user's text;
 - the user's text is in the command line at all (an operand, literal or `$ARGUMENTS`), instead of on standard
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import pytest
+from sage_flags._render import LAUNCHER
 from skill_files import skill_files
 
 from parity.layers import ROOT
@@ -115,11 +117,17 @@ def calls(text: str) -> List[List[str]]:
                 rest = tokens[i + 1 :]
             elif token == "-m" and i + 1 < len(tokens) and tokens[i + 1] in ("core.flag_parser", "sage_flags"):
                 rest = tokens[i + 2 :]
+            elif token == "-c" and i + 1 < len(tokens) and "sage_flags.cli" in tokens[i + 1]:
+                rest = tokens[i + 3 :]  # after the program and the copy's folder
             elif script:
                 rest = [script.group(1), *tokens[i + 1 :]]
             elif i == 0 and token in TEXT_TAKERS:  # a prose span such as `parse "$ARGUMENTS" --config-path ...`
                 rest = tokens
             if rest is not None:
+                if rest[:1] == ["--vocabulary"]:
+                    rest = rest[2:]
+                elif rest[:1] and rest[0].startswith("--vocabulary="):
+                    rest = rest[1:]
                 end = next((k for k, t in enumerate(rest) if re.match(r"\d*[<>]", t)), len(rest))
                 found.append(rest[:end])
                 break
@@ -201,7 +209,7 @@ def test_one_labelled_hazard_region() -> None:
     text = (skill_files()[0].parent / "references" / "layers.md").read_text(encoding="utf-8")
     region = text[text.index("<!-- hazard: BEGIN") : text.index("<!-- hazard: END")]
     assert "## Hazard:" in region
-    assert 'sage/bin/sage-flags parse "$ARGUMENTS" --config-path .sage/config.yaml' in region  # the seed's form
+    assert LAUNCHER + ' parse "$ARGUMENTS" --config-path .sage/config.yaml' in region  # the seed's form
     assert 'parse --config-path .sage/config.yaml -- "$ARGUMENTS"' in region  # the compatible form
 
 
@@ -214,6 +222,8 @@ def test_one_labelled_hazard_region() -> None:
         ("```sh\nbash sage/core/flag_parser/resume.sh m.md go --config-path c\n```\n", "option --config-path after"),
         ("```console\n$ sage/bin/sage-flags parse -h\n```\n", "the user's text '-h'"),
         ("```\nsage-flags parse go\n```\n", "the user's text 'go'"),  # a fence without "text" is linted
+        ("```sh\nsage-flags --vocabulary v parse go --stdin\n```\n", "option --stdin after"),
+        ("```sh\npython3 -B -c 'from sage_flags.cli import main' d --vocabulary=v parse go\n```\n", "the user's text"),
         ('```sh\nsage/bin/sage-flags parse --config-path c -- "$ARGUMENTS"\n```\n', "$ARGUMENTS substituted"),
         ('    sage-flags parse "$ARGUMENTS"\n', "$ARGUMENTS substituted"),
         ('```sh\nx=$ARGUMENTS; echo "$x"\n```\n', "$ARGUMENTS substituted"),

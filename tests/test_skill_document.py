@@ -44,9 +44,9 @@ def frontmatter() -> Dict[str, object]:
 
 @pytest.fixture(scope="module")
 def sage_1_3_skill(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """SKILL.md of Sage 1.3.18's vocabulary, as the package's renderer writes it for a bundle and adopt (G8)."""
+    """SKILL.md of Sage 1.3.18's vocabulary, as the package's renderer writes it for adopt (G8)."""
     skill = tmp_path_factory.mktemp("sage-1.3.18") / "flag-parser"
-    for rel, text in _render.render(_render.load("sage-1.3.18"), "vendored").items():
+    for rel, text in _render.render(_render.load("sage-1.3.18")).items():
         (skill / rel).parent.mkdir(parents=True, exist_ok=True)
         (skill / rel).write_text(text, encoding="utf-8")
     return skill / "SKILL.md"
@@ -83,7 +83,7 @@ def test_the_frontmatter() -> None:
     assert len(description) <= 1024 and len(str(meta["compatibility"])) <= 500
     for trigger in ("/build", "/architect", "start of every", "begin with --"):
         assert trigger in description, trigger
-    for need in ("sage/", "python3", "bash", "sage-flags"):
+    for need in ("sage-flags adopt", "scripts/", "python3", "bash"):
         assert need in str(meta["compatibility"]), need
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     assert meta["metadata"] == {"version": version, "project": "sage-flags"}
@@ -113,7 +113,7 @@ def test_the_body_order() -> None:
     marks = [
         f"`{HOOK_LABEL} for /build`",
         "do not call the program again",
-        "sage/bin/sage-flags parse --config-path .sage/config.yaml --stdin <<'SAGE_ARGUMENTS_7Q2F'",
+        _render.LAUNCHER + " parse --config-path .sage/config.yaml --stdin <<'SAGE_ARGUMENTS_7Q2F'",
         "rewrite characters",
         "put before `!`",
         "compare the\n`goal` you get with what the user typed",
@@ -176,14 +176,14 @@ def test_the_worked_hook_example_is_the_hooks_context(tmp_path: Path) -> None:
     where = [n for n, (kind, body) in enumerate(blocks) if kind == "console" and " hook claude-code " in body]
     assert len(where) == 1 and blocks[where[0] + 1][0] == "text", "examples.md: the hook's block, then its context"
     console, shown = blocks[where[0]][1], blocks[where[0] + 1][1]
-    call = r"\$ (sage/bin/sage-flags hook claude-code [^<]*) <<'(\w+)'\n> (.*?)\n> \4\n"
+    call = r"\$ (%s hook claude-code [^<]*) <<'(\w+)'\n> (.*?)\n> \4\n" % re.escape(_render.LAUNCHER)
     found = re.match(r"\$ cat (\S+)\n(.*?)\n" + call, console, re.S)
     assert found, "examples.md: the hook's block starts with the config file, then the hook's call"
     config, config_text, command, _, event = found.groups()
     assert json.loads(event)["hook_event_name"] == "UserPromptExpansion" and shown.startswith(f"{HOOK_LABEL} for /")
     (tmp_path / config).parent.mkdir(parents=True)
     (tmp_path / config).write_text(config_text + "\n", encoding="utf-8")
-    argv = command.split()[1:]
+    argv = command[len(_render.LAUNCHER) :].split()
     for entry in ([str(vendored_bundle() / "sage" / "bin" / "sage-flags")], [PYTHON, "-m", "sage_flags"]):
         done = subprocess.run(entry + argv, input=event.encode() + b"\n", capture_output=True, cwd=tmp_path, timeout=60)
         assert (done.returncode, done.stderr) == (0, b""), entry

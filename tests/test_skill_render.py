@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-import yaml
 from sage_flags import _render, _vocab
 from sage_step import lay_own_step
 from skill_files import SKILL_DIR
@@ -29,7 +28,6 @@ from parity.layers import PYTHON, ROOT
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
 AGENTSKILLS = str(Path(PYTHON).parent / "agentskills")
 ADOPTED = ".claude/skills/flag-parser"
-FORMS = sorted(_render.FORMS)
 SAGE_1_3_18_FLAGS = "Supported flags: --quality-locked, --autonomous, --subagents, --parallel[=N]."
 
 
@@ -93,10 +91,9 @@ def test_the_adopted_skill_says_no_sentence_twice(tmp_path: Path) -> None:
     assert repeated_sentences(files) == []
 
 
-@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", _vocab.NAMES)
-def test_no_rendering_says_a_sentence_twice(name: str, form: str) -> None:
-    files = _render.render(_render.load(name), form)
+def test_no_rendering_says_a_sentence_twice(name: str) -> None:
+    files = _render.render(_render.load(name))
     assert repeated_sentences(files) == []
 
 
@@ -115,35 +112,48 @@ def test_persists_status_3_is_one_instruction(tmp_path: Path) -> None:
     assert flat.count("write the `flags:` block yourself") == 1
     skill = " ".join(files["SKILL.md"].split())
     said = skill[skill.index("`persist` echoes the line") : skill.index("**Resume**")]
-    assert "When that line says recording the modes needs python3, write the `flags:` block yourself" in said
+    assert "When that line says python3 is needed or missing, write the `flags:` block yourself" in said
     assert "On any other status 3, leave the file as it is and tell the person" in said
     assert "`parallel_lanes: <N>` (0 while `parallel` is off)" in said
 
 
 @pytest.mark.parametrize("name", _vocab.NAMES)
 def test_every_rendering_is_a_valid_skill_in_its_contract(name: str, tmp_path: Path) -> None:
-    """The vendored and adopted forms pass `agentskills validate`; Sage's form has Sage's frontmatter (N8)."""
-    vocab = _render.load(name)
-    for form in ("vendored", "adopted"):
-        skill = tmp_path / form / "flag-parser"
-        for rel, text in _render.render(vocab, form).items():
-            (skill / rel).parent.mkdir(parents=True, exist_ok=True)
-            (skill / rel).write_text(text, encoding="utf-8")
-        assert validate(skill) == [], form
-        done = subprocess.run([AGENTSKILLS, "validate", str(skill)], capture_output=True, text=True)
-        assert done.returncode == 0, (form, done.stdout, done.stderr)
-    sage = _render.render(vocab, "sage")["SKILL.md"]
-    meta = yaml.safe_load(sage[4 : sage.index("\n---\n", 4)])
-    assert set(meta) == {"name", "description", "version", "modes", "type"}
-    assert meta["modes"] == ["build", "architect"] and meta["type"] == "process"
-    assert re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", meta["version"])
-    assert "\n## Failure Modes\n" in sage and ".sage/work/<slug>/manifest.md" in sage
+    """Each vocabulary's rendering passes `agentskills validate`, and holds the Sage sections (N8)."""
+    skill = tmp_path / "flag-parser"
+    files = _render.render(_render.load(name))
+    for rel, text in files.items():
+        (skill / rel).parent.mkdir(parents=True, exist_ok=True)
+        (skill / rel).write_text(text, encoding="utf-8")
+    assert validate(skill) == []
+    done = subprocess.run([AGENTSKILLS, "validate", str(skill)], capture_output=True, text=True)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "\n## In a Sage project: " in files["SKILL.md"] and ".sage/work/<slug>/manifest.md" in files["SKILL.md"]
+
+
+def test_the_one_form_is_adopts() -> None:
+    """The renderer has one form, adopt's (N6): the vendored and Sage-contract forms that nothing shipped are gone."""
+    assert _render.FORMS == ("adopted",)
+    with pytest.raises(ValueError):
+        _render.render(_render.load(_vocab.DEFAULT), "vendored")
+
+
+@pytest.mark.parametrize("name", _vocab.NAMES)
+def test_the_layers_reference_names_the_wrapper_and_the_vocabulary(name: str) -> None:
+    """references/layers.md describes the adopted wrapper's order and the layers by hand from the project root,
+    each naming the rendering's vocabulary; nothing of the vendored launcher (sage/bin/, --which, `sage/`)."""
+    layers = _render.render(_render.load(name))["references/layers.md"]
+    assert "sage/bin/" not in layers and "--which" not in layers and "_vendor" not in layers
+    assert "sage-flags --vocabulary %s parse --config-path" % name in layers
+    assert ".claude/skills/flag-parser/scripts --vocabulary %s parse --config-path" % name in layers
+    assert "SAGE_FLAGS_VOCABULARY=%s bash .claude/skills/flag-parser/scripts/sage_flags/bash/parse.sh" % name in layers
+    assert _render.LAUNCHER + ' parse "$ARGUMENTS" --config-path' in layers
 
 
 def test_the_tests_copy_is_the_default_vocabularys_rendering() -> None:
     """The skill the skill tests read (tests/skill_files.py) is what the renderer writes; nothing of it is kept
     rendered under sage/ (issue 43: the skill ships only as package data)."""
-    rendered = _render.render(_render.load(_vocab.DEFAULT), "vendored")
+    rendered = _render.render(_render.load(_vocab.DEFAULT))
     copy = {p.relative_to(SKILL_DIR).as_posix(): p.read_text(encoding="utf-8") for p in SKILL_DIR.rglob("*.md")}
     assert copy == rendered
     assert "Supported flags: --quality-locked, --autonomous." in rendered["references/prose-rules.md"]
@@ -152,7 +162,7 @@ def test_the_tests_copy_is_the_default_vocabularys_rendering() -> None:
 
 
 def examples_of(name: str):
-    files = _render.render(_render.load(name), "vendored")
+    files = _render.render(_render.load(name))
     return [ex for rel in sorted(files) for ex in parse_examples(files[rel], "%s %s" % (name, rel))]
 
 
@@ -183,7 +193,7 @@ def test_a_vocabularys_examples_print_what_they_show(name: str, example, layer: 
 
 def test_the_examples_differ_between_vocabularies() -> None:
     """Not the default's text under another name: the JSON lines carry each vocabulary's keys."""
-    texts = {name: _render.render(_render.load(name), "vendored")["references/examples.md"] for name in _vocab.NAMES}
+    texts = {name: _render.render(_render.load(name))["references/examples.md"] for name in _vocab.NAMES}
     assert len(set(texts.values())) == len(_vocab.NAMES)
     assert '"subagents_source": null' in texts["sage-1.3"] and "parallel" not in texts["sage-1.3"]
     assert "subagents" not in texts[_vocab.DEFAULT]

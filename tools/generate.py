@@ -530,9 +530,7 @@ def _skill_data(root: Path, build: Build) -> str:
     for name in records:
         vocab = skill_render.load(name, data)
         for rel in skill_render.TEMPLATES:
-            jobs.append(
-                (name, rel, skill_render.expand(skill_render.template(rel, root / SKILL_SOURCE), vocab, "vendored"))
-            )
+            jobs.append((name, rel, skill_render.expand(skill_render.template(rel, root / SKILL_SOURCE), vocab)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         runs = [
             pool.submit(skill_outputs.console_outputs, skill_render, text, root, name, rel) for name, rel, text in jobs

@@ -3,7 +3,8 @@
 tools/generate.py stores it in python/sage_flags/skill/vocabularies.json, where the renderer
 (python/sage_flags/_render.py) reads it to write each command's output and status after it. Each block runs in a
 fresh folder, as tests/test_skill.py runs it: `$ cat FILE` creates FILE, every other command runs in bash with
-`sage/bin/sage-flags` standing for the reference (`python -m sage_flags`, the pure backend) in the vocabulary.
+adopt's wrapper (`.claude/skills/flag-parser/scripts/sage-flags`) standing for the reference (`python -m
+sage_flags`, the pure backend) in the vocabulary.
 A command writes nothing on stderr, or exactly one line when its first line holds `2>/dev/null`; else this fails.
 """
 
@@ -38,7 +39,7 @@ def console_outputs(render, text: str, root: Path, vocabulary: str, where: str) 
         for number, (_, kind, what) in enumerate(render.console_steps(text)):
             if kind == "block":
                 workdir = Path(scratch) / str(number)
-                program = workdir / render.PROGRAM
+                program = workdir / render.WRAPPER
                 program.parent.mkdir(parents=True)
                 with _WRITE_OR_SPAWN:
                     program.write_text('#!/bin/sh\nexec "$SAGE_FLAGS_PYTHON" -m sage_flags "$@"\n', encoding="utf-8")

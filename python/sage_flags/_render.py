@@ -7,13 +7,13 @@ templates' ```console blocks prints in that vocabulary (run through the referenc
 every layer). In a template:
 
 - a line ``{{NAME}}`` is one of BLOCKS, for the vocabulary (the flag table, E1's list, ...);
-- ``{{launcher}}`` and ``{{manifest}}`` are the command and the cycle manifest of the form (FORMS);
-- the lines between ``{{begin sage}}`` and ``{{end sage}}`` are only in the forms for a Sage project;
+- ``{{launcher}}``, ``{{manifest}}`` and ``{{vocabulary}}`` are the adopted wrapper's command, Sage's cycle
+  manifest and the vocabulary's name;
 - each command of a ```console block is followed by what it prints and its status, from the data.
 
-Three forms: ``vendored`` (the Agent Skills form, calling the bundle's launcher; the tests read it), ``sage``
-(the same in Sage's skill contract), ``adopted`` (what ``sage-flags adopt`` writes into .claude/skills/flag-parser/).
-Nothing of it is kept rendered in the repository or carried by the bundle (docs/SPEC.md B7, G1).
+One form: what ``sage-flags adopt`` writes into .claude/skills/flag-parser/ (N6), the only skill anything ships;
+the tests read that rendering too. Nothing of it is kept rendered in the repository or carried by the bundle
+(docs/SPEC.md B7, G1).
 
 Standard library only, and no import of sage_flags: tools/generate.py loads this file by its path (it writes
 modules that the package imports).
@@ -31,18 +31,11 @@ SKILL = Path(__file__).resolve().parent / "skill"
 DATA = "vocabularies.json"
 TEMPLATES = ("SKILL.md", "references/examples.md", "references/layers.md", "references/prose-rules.md")
 TEMPLATES += ("references/troubleshooting.md",)
-PROGRAM = "sage/bin/sage-flags"  # what the examples call (tests/test_skill.py stands a layer in for it)
 QUIET = " 2>/dev/null"  # a command whose first line holds it writes one stderr line; any other writes none
-FORMS = {
-    # form: (launcher, manifest, the Sage sections kept)
-    "vendored": (PROGRAM, ".sage/cycle.md", False),
-    "sage": (PROGRAM, ".sage/work/<slug>/manifest.md", True),
-    "adopted": ("sh .claude/skills/flag-parser/scripts/sage-flags", ".sage/work/<slug>/manifest.md", True),
-}
-ADOPTED_COMPATIBILITY = (
-    "'A Sage project adopted with `sage-flags adopt`: a POSIX shell and python3 3.8 or newer (or sage-flags"
-    " installed) for the copy in scripts/; bash alone runs parse, batch and announce. No network.'"
-)
+WRAPPER = ".claude/skills/flag-parser/scripts/sage-flags"  # adopt's wrapper (N6), from the project root
+LAUNCHER = "sh " + WRAPPER  # what every command calls; the examples' too (the tests stand a layer in for it)
+MANIFEST = ".sage/work/<slug>/manifest.md"  # Sage's cycle manifest
+FORMS = ("adopted",)  # adopt's argument to render(): the one form
 PLACEHOLDER = re.compile(r"\{\{([a-z0-9-]+)\}\}")
 
 
@@ -223,9 +216,9 @@ def vocabulary_example(vocab) -> str:
     return (
         "\n".join(_wrap(said, 78))
         + "\n\n```console\n"
-        + "$ %s parse" % PROGRAM
+        + "$ %s parse" % LAUNCHER
         + heredoc % " ".join(typed)
-        + "$ %s announce build" % PROGRAM
+        + "$ %s announce build" % LAUNCHER
         + heredoc % " ".join(bare)
         + "```\n\n"
     )
@@ -251,30 +244,22 @@ def template(rel: str, skill: Path = SKILL) -> str:
     return (skill / rel).read_text(encoding="utf-8")
 
 
-def expand(text: str, vocab, form: str) -> str:
-    """A template for ``vocab`` in ``form``, its console blocks still without what the commands print."""
-    launcher, manifest, sage = FORMS[form]
+def expand(text: str, vocab) -> str:
+    """A template for ``vocab``, its console blocks still without what the commands print."""
     out = []
-    keep = True
     for line in text.splitlines(keepends=True):
-        word = line.rstrip("\n")
-        if word in ("{{begin sage}}", "{{end sage}}"):
-            keep = word == "{{end sage}}" or sage
-            continue
-        if not keep:
-            continue
-        whole = PLACEHOLDER.fullmatch(word)
+        whole = PLACEHOLDER.fullmatch(line.rstrip("\n"))
         if whole and whole.group(1) in BLOCKS:
             out.append(BLOCKS[whole.group(1)](vocab))
             continue
-        out.append(PLACEHOLDER.sub(lambda match: _inline(match.group(1), vocab, launcher, manifest), line))
+        out.append(PLACEHOLDER.sub(lambda match: _inline(match.group(1), vocab), line))
     return "".join(out)
 
 
-def _inline(name: str, vocab, launcher: str, manifest: str) -> str:
+def _inline(name: str, vocab) -> str:
     if name == "hook-context":  # fill() writes it, from what the commands print
         return "{{hook-context}}"
-    return {"launcher": launcher, "manifest": manifest}.get(name) or INLINE[name](vocab)
+    return {"launcher": LAUNCHER, "manifest": MANIFEST, "vocabulary": vocab.name}.get(name) or INLINE[name](vocab)
 
 
 def console_steps(text: str) -> "Iterator[Tuple[int, str, object]]":
@@ -332,21 +317,6 @@ def fill(text: str, printed: "List[List[object]]") -> str:
     return "\n".join(out)
 
 
-def frontmatter(text: str, form: str) -> str:
-    """SKILL.md's frontmatter in ``form``: the template's (an Agent Skill); the adopted form's compatibility;
-    Sage's skill contract (validate-skills.sh: top-level semver `version`, `modes`, `type`) for ``sage``."""
-    end = text.index("\n---\n", 4)
-    head, body = text[4:end], text[end + len("\n---\n") :]
-    fields = dict(re.findall(r"^(name|description|compatibility): (.*)$", head, re.M))
-    if form == "adopted":
-        head = head.replace("compatibility: " + fields["compatibility"], "compatibility: " + ADOPTED_COMPATIBILITY)
-    elif form == "sage":
-        version = re.search(r'^  version: "([^"]+)"$', head, re.M).group(1)
-        lines = ["name: " + fields["name"], "description: >", *("  " + line for line in _wrap(fields["description"]))]
-        head = "\n".join([*lines, 'version: "%s"' % version, "modes: [build, architect]", "type: process"])
-    return "---\n" + head + "\n---\n" + body
-
-
 def _wrap(text: str, width: int = 100) -> "Iterator[str]":
     line = ""
     for word in text.split():
@@ -359,10 +329,8 @@ def _wrap(text: str, width: int = 100) -> "Iterator[str]":
         yield line
 
 
-def render(vocab, form: str, skill: Path = SKILL) -> "Dict[str, str]":
-    """Every file of the skill for ``vocab`` in ``form``: relative path -> text."""
-    files = {}
-    for rel in TEMPLATES:
-        text = fill(expand(template(rel, skill), vocab, form), vocab.outputs.get(rel, []))
-        files[rel] = frontmatter(text, form) if rel == "SKILL.md" else text
-    return files
+def render(vocab, form: str = "adopted", skill: Path = SKILL) -> "Dict[str, str]":
+    """Every file of the skill for ``vocab``: relative path -> text (``form``: FORMS' one, as adopt names it)."""
+    if form not in FORMS:
+        raise ValueError("no skill form %r: the one form is %r" % (form, FORMS[0]))
+    return {rel: fill(expand(template(rel, skill), vocab), vocab.outputs.get(rel, [])) for rel in TEMPLATES}

@@ -330,7 +330,7 @@ def test_sages_gates_show_no_new_failure_with_the_bundle(tmp_path, release):
     if release == "1.3.21":  # the comparison can fail: the Agent Skills form at Sage's path is what issue 32 saw
         from sage_flags import _render
 
-        (bundled / SKILL_MD).write_text(_render.render(_render.load("sage-1.1"), "vendored")["SKILL.md"])
+        (bundled / SKILL_MD).write_text(_render.render(_render.load("sage-1.1"))["SKILL.md"])
         contract = "develop/validators/contracts/validate-all.sh"
         (GATE,) = [g for g in GATES if g[1] == contract]
         seen = new_failures(before, gate_failures(bundled, [GATE]), untouched, bundled).get(contract, [])
