@@ -141,13 +141,14 @@ if [ -z "$hook" ]; then
         status=$?
         case $status in 97 | 126 | 127) ;; *) exit "$status" ;; esac
     fi
-    # 3. bash with the copy's port (K11: it reads no JSON, so no hook; persist and resume need Python).
+    # 3. bash with the copy's port (K11: it reads no JSON, so no hook); persist and resume: the port's own refusals,
+    # which read the pipe and echo the line (SPEC P12), as the launcher runs them.
     if [ -z "$vocabulary" ]; then
         printf "sage-flags: --vocabulary needs a name (try 'sage-flags --help')\n" >&2
         exit 2
     fi
     case ${1-} in
-        parse | batch | announce)
+        parse | batch | announce | persist | resume)
             script=$here/sage_flags/bash/$1.sh
             if [ -f "$script" ] && command -v bash >/dev/null 2>&1; then
                 shift
