@@ -47,11 +47,10 @@ def vocabulary():  # type: () -> str
 
 
 def in_vocabulary(function):  # type: ignore[no-untyped-def]
-    """B6: the package's ``function`` (parse, load_defaults) in the named vocabulary: given as the argument to a
-    package that takes one (SPEC B2; it exports NAMES), else the one an older package chose at import from the
-    environment."""
+    """B6: the package's ``function`` (parse, load_defaults) in the named vocabulary, given as the argument (B2):
+    the copy this drop-in ships takes one."""
     name = vocabulary()
-    if name and hasattr(sys.modules.get("sage_flags"), "NAMES"):
+    if name:
         import functools
 
         return functools.partial(function, vocabulary=name)

@@ -8,13 +8,10 @@ in its order (N12: our wording), so that ``", ".join(SUPPORTED_FOR_ERROR)`` is w
 from . import import_sage_flags, in_vocabulary, vocabulary
 
 _sage_flags = import_sage_flags()
-try:  # a package that takes the vocabulary as an argument (SPEC B2): the drop-in's vocabulary (B6)
-    from sage_flags._vocabulary import vocabulary as _vocabulary
+from sage_flags._vocabulary import vocabulary as _vocabulary  # noqa: E402 (the copy import_sage_flags put first)
 
-    _chosen = _vocabulary(vocabulary() or None)
-    MODES, SUPPORTED_FLAGS = _chosen.modes, _chosen.supported_flags
-except ImportError:  # an older one chose it at import, from the environment vocabulary() sets
-    from sage_flags._vocab import MODES, SUPPORTED_FLAGS
+_chosen = _vocabulary(vocabulary() or None)  # the drop-in's vocabulary (B6), a value (B2)
+MODES, SUPPORTED_FLAGS = _chosen.modes, _chosen.supported_flags
 
 parse = in_vocabulary(_sage_flags.parse)
 ParseResult = _sage_flags.ParseResult
