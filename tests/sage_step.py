@@ -8,7 +8,12 @@ nothing to verify, so the release's vocabulary is B5's table's, as before verifi
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
+
+from tools import sage_release
 
 OWN_PARSE_SH = "# shellcheck shell=bash\n# parse.sh: the bash layer of the sage-flags contract (a stand-in)\n"
 
@@ -18,3 +23,14 @@ def lay_own_step(root: Path) -> None:
     folder = root / "sage" / "core" / "flag_parser"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "parse.sh").write_text(OWN_PARSE_SH)
+
+
+def require_sage(release: str) -> Path:
+    """Sage RELEASE's tarball (tools/sage_release.py); a test without it is skipped, and fails under CI=true."""
+    archive = sage_release.archive(release)
+    if not archive.is_file():
+        reason = "%s is missing (Sage's releases, ../shared/sage/README.md)" % archive
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return archive

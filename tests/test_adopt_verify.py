@@ -15,7 +15,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 from typing import Dict, Tuple
 
@@ -23,9 +22,10 @@ import pytest
 from sage_flags import _adopt_corpus, _adopt_step, _adopt_verify, _vocabulary
 
 from parity.layers import ROOT
+from tests.sage_step import require_sage
+from tools import sage_release
 
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
-SAGE_DIR = ROOT.parent / "shared" / "sage"
 RECORD = ".claude/skills/flag-parser/.adopted.json"
 PYTHON_STEP = "sage/runtime/tools/sage_flags.py"
 BASH_STEP = "sage/core/flag_parser/parse.sh"
@@ -33,32 +33,8 @@ BASH_STEP = "sage/core/flag_parser/parse.sh"
 
 def install(base: Path, release: str) -> Path:
     """A project `sage init` made, with Sage RELEASE installed into BASE/home by its own install.sh."""
-    archive = SAGE_DIR / ("sage-%s.tar.gz" % release)
-    if not archive.is_file():
-        reason = "%s is missing (Sage's releases, ../shared/sage/README.md)" % archive
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    home, project = base / "home", base / "proj"
-    home.mkdir(parents=True)
-    with tarfile.open(archive) as opened:
-        opened.extractall(base, filter="tar")
-    path = "%s:%s:/usr/local/bin:/usr/bin:/bin" % (home / "bin", home / ".local/bin")
-    env = {"HOME": str(home), "PATH": path, "SAGE_BIN_DIR": str(home / "bin"), "LC_ALL": "C.UTF-8"}
-    # 1.3.21's install.sh exits 1 after a PATH note; the command is installed all the same (README).
-    subprocess.run(
-        ["bash", "install.sh"], cwd=base / ("sage-" + release), env=env, capture_output=True, stdin=subprocess.DEVNULL
-    )
-    command = next(p for p in (home / "bin/sage", home / ".local/bin/sage") if p.is_file())
-    project.mkdir()
-    (project / "README.md").write_text("x\n")
-    ident = ["-c", "user.email=t@t", "-c", "user.name=t"]
-    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
-        subprocess.run(["git", *ident, *args], cwd=project, check=True, capture_output=True)
-    init = ["bash", str(command), "init", "--platform", "claude-code", "--preset", "base", "--no-memory"]
-    done = subprocess.run(init, cwd=project, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done
-    return project
+    require_sage(release)
+    return sage_release.SageInstall(base, release).project
 
 
 @pytest.fixture(scope="session")

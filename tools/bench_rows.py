@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import bench_baseline
+import sage_release
 from bench_baseline import THIS_TREE, Sample, Tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +28,7 @@ KEPT_ROWS = {
 # Issue 44's row (the slot: measured once adopt verifies, skipped with the reason before).
 ADOPT_VERIFICATION = "adopt's verification of a Sage 1.3.21 project (`adopt --dry-run`): CPU seconds"
 ADOPT_VERIFICATION_CPU_S = 10.0
-SAGE_RELEASE = (ROOT / ".." / "shared" / "sage" / "sage-1.3.21.tar.gz").resolve()  # fetch-free: its README.md
+SAGE_RELEASE = sage_release.archive("1.3.21")  # fetch-free: its README.md
 SAGE_1_3_ARGS = "--subagents --parallel=3 Ship dark mode"
 # In an adopted Sage 1.3 project, from its root: the wrapper as the adopted skill runs it, Sage's own step as its
 # /build runs it (.claude/commands/build.md), both reading the project's config.
@@ -188,22 +189,10 @@ class KeptRows:
             return self.sage_project
         if not SAGE_RELEASE.is_file():  # beside the checkout, as in shared/sage/README.md: no row without it
             raise NotMeasured(f"{SAGE_RELEASE} is missing")
-        base = self.work / "sage-1.3.21"
-        home, project = base / "home", base / "project"
-        shutil.unpack_archive(SAGE_RELEASE, base, filter="data")
-        env = {**clean_env(), "HOME": str(home), "SAGE_BIN_DIR": str(home / "bin")}
-        quiet = dict(env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
-        subprocess.run(["bash", "install.sh"], cwd=base / "sage-1.3.21", **quiet)  # status 1 after its PATH note
-        project.mkdir()
-        (project / "README.md").write_text("x\n")
-        git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
-        for argv in ([*git, "init", "-q"], [*git, "add", "."], [*git, "commit", "-qm", "init"]):
-            subprocess.run(argv, cwd=project, check=True, **quiet)
-        init = ["bash", str(home / "bin" / "sage"), "init", "--platform", "claude-code", "--preset", "base"]
-        init.append("--no-memory")
-        done = subprocess.run(init, cwd=project, **quiet)
-        if done.returncode or not (project / "sage" / "VERSION").is_file():
-            raise SystemExit(f"bench: Sage 1.3.21's install or `sage init` failed: {done.stderr[-500:]!r}")
+        try:
+            project = sage_release.SageInstall(self.work / "sage-1.3.21", "1.3.21").project
+        except (RuntimeError, subprocess.CalledProcessError) as error:
+            raise SystemExit(f"bench: Sage 1.3.21's install or `sage init` failed: {error!s:.500}") from None
         self.sage_project = project
         return project
 

@@ -23,9 +23,9 @@ from typing import Dict, List, Set
 
 import pytest
 
-from parity.layers import ROOT
+from tests.sage_step import require_sage
+from tools.sage_release import SageInstall
 
-SAGE_DIR = ROOT.parent / "shared" / "sage"
 RELEASES = {"1.3.21": "sage-1.3.18", "1.1.5": "sage-1.1"}
 SAGE_FLAGS = Path(sys.executable).parent / "sage-flags"
 EVENT = {
@@ -44,65 +44,13 @@ SHIP_IT["prompt"] = "/build " + SHIP_IT["command_args"]
 SYSTEM = "/usr/local/bin:/usr/bin:/bin"  # python3, no sage-flags
 
 
-def require_sage(release: str) -> Path:
-    archive = SAGE_DIR / ("sage-%s.tar.gz" % release)
-    if not archive.is_file():
-        reason = "%s is missing (Sage's releases, ../shared/sage/README.md)" % archive
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    return archive
-
-
-class Sage:
-    """A HOME with Sage installed by its own installer, and a project `sage init` made in it."""
+class Sage(SageInstall):
+    """A HOME with Sage installed by its own installer, and a project `sage init` made in it (tools/sage_release.py),
+    with what these tests do there."""
 
     def __init__(self, base: Path, release: str) -> None:
-        self.base, self.home, self.project = base, base / "home", base / "proj"
-        self.home.mkdir(parents=True)
-        self.install(release)
-        self.project.mkdir()
-        for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
-            if command[0] == "add":
-                (self.project / "README.md").write_text("x\n")
-            self.git(*command)
-        self.sage("init", "--platform", "claude-code", "--preset", "base", "--no-memory")
-
-    @property
-    def env(self) -> Dict[str, str]:
-        path = "%s:%s:%s" % (self.home / "bin", self.home / ".local/bin", "/usr/local/bin:/usr/bin:/bin")
-        return {"HOME": str(self.home), "PATH": path, "SAGE_BIN_DIR": str(self.home / "bin"), "LC_ALL": "C.UTF-8"}
-
-    def git(self, *args: str) -> None:
-        ident = ["-c", "user.email=t@t", "-c", "user.name=t"]
-        subprocess.run(["git", *ident, *args], cwd=self.project, check=True, env=self.env, capture_output=True)
-
-    def install(self, release: str) -> None:
-        source = self.base / ("sage-" + release)
-        if not source.exists():
-            with tarfile.open(require_sage(release)) as archive:
-                archive.extractall(self.base, filter="tar")
-        # 1.3.21's install.sh exits 1 after a PATH note; the command is installed all the same (README).
-        subprocess.run(["bash", "install.sh"], cwd=source, env=self.env, capture_output=True, stdin=subprocess.DEVNULL)
-        assert self.sage_command().is_file(), "Sage %s's install.sh installed no sage command" % release
-
-    def sage_command(self) -> Path:
-        for candidate in (self.home / "bin/sage", self.home / ".local/bin/sage"):
-            if candidate.is_file():
-                return candidate
-        return self.home / "bin/sage"
-
-    def sage(self, *args: str) -> subprocess.CompletedProcess:
-        done = subprocess.run(
-            ["bash", str(self.sage_command()), *args],
-            cwd=self.project,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-        )
-        assert done.returncode == 0, "sage %s: %s\n%s" % (" ".join(args), done.stdout[-2000:], done.stderr[-2000:])
-        return done
+        require_sage(release)
+        super().__init__(base, release)
 
     def adopt(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(SAGE_FLAGS), "adopt", *args], cwd=self.project, capture_output=True, text=True)
